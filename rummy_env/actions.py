@@ -1,0 +1,192 @@
+"""The flat action space and its string codec.
+
+Layout (``P`` = deepest pile position, the deck size):
+
+==================  =====  ==========================================
+block               size   string
+==================  =====  ==========================================
+draw                1      ``draw``
+stop                1      ``stop``
+take                P      ``take D``
+meld (groups)       52     ``meld 9C 9D 9S`` (rank, suit left out)
+meld (runs)         52     ``meld QS KS AS`` (suit, low rank)
+layoff on run       52     ``layoff C run``
+layoff on group     52     ``layoff C group``
+joker on run        52     ``layoff JK as C run``
+joker on group      13     ``layoff JK as R group``
+discard             53     ``discard C``
+rummy               P      ``rummy D``
+pass                1      ``pass``
+==================  =====  ==========================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, RANKS, card_str, parse_card, parse_rank
+from .melds import NUM_PATTERNS, meld_table
+from .rules import Rules
+
+DRAW, STOP, TAKE, MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP, DISCARD, RUMMY, PASS = range(11)
+KIND_NAMES = (
+    "draw",
+    "stop",
+    "take",
+    "meld",
+    "layoff_run",
+    "layoff_group",
+    "joker_run",
+    "joker_group",
+    "discard",
+    "rummy",
+    "pass",
+)
+NUM_KIND_TYPES = len(KIND_NAMES)
+
+
+@dataclass(frozen=True)
+class ActionLayout:
+    """Offsets of each action block and per-id decoding tables for one rules configuration."""
+
+    max_depth: int
+    offsets: tuple[int, ...]
+    sizes: tuple[int, ...]
+    kind: np.ndarray  # int8 [A] block of each action id
+    arg: np.ndarray  # int16 [A] argument: depth, pattern, card or rank
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the flat action space."""
+        return int(self.kind.shape[0])
+
+    def start(self, kind: int) -> int:
+        """First action id of a block."""
+        return self.offsets[kind]
+
+    def block(self, kind: int) -> slice:
+        """The slice of action ids of a block."""
+        return slice(self.offsets[kind], self.offsets[kind] + self.sizes[kind])
+
+    def to_str(self, action: int) -> str:
+        """The string of an action id."""
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"bad action id {action}: expected 0..{self.num_actions - 1}")
+        kind, arg = int(self.kind[action]), int(self.arg[action])
+        return _FORMATTERS[kind](arg)
+
+    def from_str(self, text: str) -> int:
+        """The action id of a string (case-insensitive; ``10`` accepted for ``T``)."""
+        if not isinstance(text, str):
+            raise ValueError(f"bad action {text!r}: expected a string such as 'draw' or 'take 2'")
+        words = text.split()
+        if not words:
+            raise ValueError("bad action '': empty string")
+        verb = words[0].lower()
+        try:
+            kind, arg = _parse(verb, words[1:], self.max_depth)
+        except ValueError as err:
+            raise ValueError(f"bad action {text!r}: {err}") from None
+        return self.offsets[kind] + arg
+
+
+def _format_meld(pattern: int) -> str:
+    table = meld_table(Rules(ace_around_corner=True))
+    return "meld " + " ".join(card_str(c) for c in table.cards[pattern])
+
+
+_FORMATTERS = {
+    DRAW: lambda a: "draw",
+    STOP: lambda a: "stop",
+    TAKE: lambda a: f"take {a}",
+    MELD: _format_meld,
+    LAYOFF_RUN: lambda a: f"layoff {card_str(a)} run",
+    LAYOFF_GROUP: lambda a: f"layoff {card_str(a)} group",
+    JOKER_RUN: lambda a: f"layoff JK as {card_str(a)} run",
+    JOKER_GROUP: lambda a: f"layoff JK as {RANKS[a]} group",
+    DISCARD: lambda a: f"discard {card_str(a)}",
+    RUMMY: lambda a: f"rummy {a}",
+    PASS: lambda a: "pass",
+}
+
+
+def _depth(words: list[str], max_depth: int) -> int:
+    if len(words) != 1 or not words[0].isdigit():
+        raise ValueError("expected one depth, a whole number (0 = top of the pile)")
+    depth = int(words[0])
+    if depth >= max_depth:
+        raise ValueError(f"depth {depth} is beyond the deepest pile position {max_depth - 1}")
+    return depth
+
+
+def _natural(text: str) -> int:
+    card = parse_card(text)
+    if card == JOKER:
+        raise ValueError("a joker is laid off as 'layoff JK as C run' or 'layoff JK as R group'")
+    return card
+
+
+def _parse_meld(words: list[str]) -> int:
+    if len(words) != 3:
+        raise ValueError("a meld names exactly three cards, e.g. 'meld 9C 9D 9S' or 'meld AH 2H 3H'")
+    cards = sorted(_natural(w) for w in words)
+    key = pattern_index().get(tuple(cards))
+    if key is None:
+        raise ValueError("those three cards form no group or run")
+    return key
+
+
+def _parse_layoff(words: list[str]) -> tuple[int, int]:
+    if len(words) == 2 and words[1].lower() in ("run", "group"):
+        card = _natural(words[0])
+        return (LAYOFF_RUN if words[1].lower() == "run" else LAYOFF_GROUP), card
+    if len(words) == 4 and parse_card(words[0]) == JOKER and words[1].lower() == "as":
+        if words[3].lower() == "run":
+            return JOKER_RUN, _natural(words[2])
+        if words[3].lower() == "group":
+            return JOKER_GROUP, parse_rank(words[2])
+    raise ValueError("expected 'layoff C run', 'layoff C group', 'layoff JK as C run' or 'layoff JK as R group'")
+
+
+def _parse(verb: str, words: list[str], max_depth: int) -> tuple[int, int]:
+    if verb in ("draw", "stop", "pass"):
+        if words:
+            raise ValueError(f"'{verb}' takes no arguments")
+        return {"draw": DRAW, "stop": STOP, "pass": PASS}[verb], 0
+    if verb in ("take", "rummy"):
+        return (TAKE if verb == "take" else RUMMY), _depth(words, max_depth)
+    if verb == "meld":
+        return MELD, _parse_meld(words)
+    if verb == "layoff":
+        return _parse_layoff(words)
+    if verb == "discard":
+        if len(words) != 1:
+            raise ValueError("expected 'discard C'")
+        return DISCARD, parse_card(words[0])
+    raise ValueError(f"unknown verb {verb!r}; expected draw, stop, take, meld, layoff, discard, rummy or pass")
+
+
+@lru_cache(maxsize=None)
+def pattern_index() -> dict[tuple[int, ...], int]:
+    """Sorted card triple -> meld pattern index (all 104 patterns, corner runs included)."""
+    table = meld_table(Rules(ace_around_corner=True))
+    return {tuple(sorted(int(c) for c in trio)): p for p, trio in enumerate(table.cards)}
+
+
+@lru_cache(maxsize=None)
+def action_layout(max_depth: int) -> ActionLayout:
+    """The action layout for a pile of at most ``max_depth`` cards."""
+    sizes = (1, 1, max_depth, NUM_PATTERNS, NUM_NATURAL, NUM_NATURAL, NUM_NATURAL, NUM_RANKS, NUM_KINDS, max_depth, 1)
+    offsets = tuple(int(x) for x in np.concatenate([[0], np.cumsum(sizes)[:-1]]))
+    kind = np.concatenate([np.full(n, k, dtype=np.int8) for k, n in enumerate(sizes)])
+    arg = np.concatenate([np.arange(n, dtype=np.int16) for n in sizes])
+    return ActionLayout(max_depth=max_depth, offsets=offsets, sizes=sizes, kind=kind, arg=arg)
+
+
+def layout_for(rules: Rules) -> ActionLayout:
+    """The action layout of a rules configuration."""
+    return action_layout(rules.deck_size)

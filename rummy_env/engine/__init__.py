@@ -1,0 +1,7 @@
+"""The batched numpy engine: state, step, masks and observations for many games at once."""
+
+from .core import Engine, StepResult
+from .observe import ObsLayout, obs_layout
+from .state import GAME_OVER, PHASE_NAMES, State
+
+__all__ = ["Engine", "StepResult", "State", "ObsLayout", "obs_layout", "PHASE_NAMES", "GAME_OVER"]

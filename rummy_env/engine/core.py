@@ -1,0 +1,150 @@
+"""``Engine``: many 500 Rummy games stepped together, with masks and observations."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+from ..rules import Rules
+from .legal import legal_mask
+from .observe import obs_layout, observe
+from .piles import mix64
+from .spec import game_spec
+from .state import GAME_OVER, empty_state
+from .step import apply_actions, new_game
+
+
+class StepResult(NamedTuple):
+    """What one batched step returns."""
+
+    rewards: np.ndarray  # float32 [G, N] reward of every seat
+    done: np.ndarray  # bool [G] the game ended (terminated) on this step
+    truncated: np.ndarray  # bool [G] the game hit ``max_steps`` on this step
+
+
+def _seed_array(seeds: Any, count: int) -> np.ndarray:
+    seeds = np.atleast_1d(np.asarray(seeds))
+    if seeds.shape != (count,) or not np.issubdtype(seeds.dtype, np.integer):
+        raise ValueError(f"seeds must be {count} integer(s), got {seeds!r}")
+    return seeds.astype(np.uint64)
+
+
+class Engine:
+    """A batch of ``num_games`` independent games under one rules configuration.
+
+    Every game's randomness derives from its own seed, so a game plays the same
+    whatever else is in the batch. Typical loop::
+
+        eng = Engine(Rules(players=2), num_games=256, seed=0)
+        while True:
+            mask = eng.legal_mask()          # bool [G, A]
+            obs = eng.observe()              # float32 [G, obs_dim], seat to act
+            result = eng.step(actions)       # rewards [G, N], done [G], truncated [G]
+    """
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        num_games: int = 1,
+        seed: int | None = None,
+        max_steps: int | None = None,
+    ) -> None:
+        self.rules = rules if rules is not None else Rules()
+        if not isinstance(self.rules, Rules):
+            raise ValueError(f"rules must be a rummy_env.Rules, got {type(self.rules).__name__}")
+        if not isinstance(num_games, (int, np.integer)) or num_games < 1:
+            raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+        if max_steps is not None and (not isinstance(max_steps, (int, np.integer)) or max_steps < 1):
+            raise ValueError(f"max_steps must be None or a positive integer, got {max_steps!r}")
+        self.spec = game_spec(self.rules)
+        self.num_games = int(num_games)
+        self.max_steps = max_steps
+        self.state = empty_state(self.num_games, self.rules.players, self.spec.deck_size, self.spec.copies)
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
+        self._base_seed = np.uint64(int(seed) % 2**64)
+        self._episodes = np.zeros(self.num_games, dtype=np.uint64)
+        self._mask: np.ndarray | None = None
+        self.reset()
+
+    @property
+    def num_players(self) -> int:
+        """Seats per game."""
+        return self.rules.players
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the flat action space."""
+        return self.spec.layout.num_actions
+
+    @property
+    def obs_dim(self) -> int:
+        """Length of an observation vector."""
+        return obs_layout(self.rules.players, self.spec.copies).size
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """``int [G]`` the seat to act in each game."""
+        return self.state.current.astype(np.int64)
+
+    @property
+    def done(self) -> np.ndarray:
+        """``bool [G]`` games that are over."""
+        return self.state.phase == GAME_OVER
+
+    def episode_seeds(self, games: np.ndarray) -> np.ndarray:
+        """The seeds the next episodes of ``games`` will use when reset without explicit seeds."""
+        with np.errstate(over="ignore"):
+            mixed = mix64(self._base_seed + mix64(games.astype(np.uint64) + np.uint64(1)))
+            return mix64(mixed ^ mix64(self._episodes[games] + np.uint64(7)))
+
+    def reset(self, seeds: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | None = None) -> None:
+        """Start new games in ``games`` (default all), from ``seeds`` or from the engine's seed sequence."""
+        idx = np.arange(self.num_games) if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_games):
+            raise ValueError(f"games must be indices in 0..{self.num_games - 1}, got {idx.tolist()}")
+        chosen = self.episode_seeds(idx) if seeds is None else _seed_array(seeds, len(idx))
+        self._episodes[idx] += np.uint64(1)
+        new_game(self.spec, self.state, idx, chosen)
+        self._mask = None
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool [G, A]`` legal actions of the seat to act (all False in finished games)."""
+        if self._mask is None:
+            self._mask = legal_mask(self.spec, self.state)
+        return self._mask
+
+    def observe(self, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """``float32 [G, obs_dim]`` each game as seen by ``seats`` (default: the seat to act)."""
+        seats = self.state.current if seats is None else np.broadcast_to(np.asarray(seats), (self.num_games,))
+        return observe(self.spec, self.state, seats)
+
+    def step(self, actions: Sequence[int] | np.ndarray, auto_reset: bool = False, check: bool = True) -> StepResult:
+        """Apply one action per game (ignored in finished games); optionally reset games that end."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_games} integer action ids, got shape {actions.shape}")
+        active = ~self.done
+        if check:
+            self._check(actions, active)
+        rewards = apply_actions(self.spec, self.state, actions.astype(np.int64), active)
+        self._mask = None
+        done = active & self.done
+        truncated = np.zeros(self.num_games, dtype=bool)
+        if self.max_steps is not None:
+            truncated = active & ~done & (self.state.steps >= self.max_steps)
+        if auto_reset and (done | truncated).any():
+            self.reset(games=np.flatnonzero(done | truncated))
+        return StepResult(rewards, done, truncated)
+
+    def _check(self, actions: np.ndarray, active: np.ndarray) -> None:
+        from .explain import explain_illegal
+
+        mask = self.legal_mask()
+        in_range = (actions >= 0) & (actions < self.num_actions)
+        legal = in_range & mask[np.arange(self.num_games), np.clip(actions, 0, self.num_actions - 1)]
+        bad = np.flatnonzero(active & ~legal)
+        if len(bad):
+            game = int(bad[0])
+            raise ValueError(explain_illegal(self.spec, self.state, game, int(actions[game])))

@@ -1,0 +1,120 @@
+"""Why an action is illegal: a readable reason for the ``ValueError`` of a refused move."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS, RUMMY, STOP, TAKE
+from ..cards import JOKER, NUM_KINDS, card_str
+from .spec import GameSpec
+from .state import DRAW_PHASE, GAME_OVER, PHASE_NAMES, PLAY_PHASE, RUMMY_PHASE, State
+
+_PHASE_OF = {
+    DRAW: DRAW_PHASE,
+    STOP: DRAW_PHASE,
+    TAKE: DRAW_PHASE,
+    RUMMY: RUMMY_PHASE,
+    PASS: RUMMY_PHASE,
+}
+_WHAT_PHASE_ALLOWS = {
+    DRAW_PHASE: "draw, take D or stop",
+    PLAY_PHASE: "meld, lay off or discard",
+    RUMMY_PHASE: "rummy D or pass",
+}
+
+
+def explain_illegal(spec: GameSpec, s: State, game: int, action: int) -> str:
+    """The message for playing ``action`` in ``game`` when the mask refuses it."""
+    layout = spec.layout
+    if not 0 <= action < layout.num_actions:
+        return f"illegal action id {action}: expected 0..{layout.num_actions - 1}"
+    text = layout.to_str(action)
+    phase = int(s.phase[game])
+    if phase == GAME_OVER:
+        return f"illegal action {text!r}: the game is over"
+    seat = int(s.current[game])
+    return f"illegal action {text!r} for player_{seat}: {_reason(spec, s, game, action, phase, seat)}"
+
+
+def _reason(spec: GameSpec, s: State, g: int, action: int, phase: int, seat: int) -> str:
+    layout, rules = spec.layout, spec.rules
+    kind, arg = int(layout.kind[action]), int(layout.arg[action])
+    needed = _PHASE_OF.get(kind, PLAY_PHASE)
+    if needed != phase:
+        return f"it is the {PHASE_NAMES[phase]} phase, where the legal moves are {_WHAT_PHASE_ALLOWS[phase]}"
+    hand = s.hand[g, seat]
+    obliged = int(s.obliged[g])
+    if kind == DRAW:
+        return "the stock is empty"
+    if kind == STOP:
+        return "the stock is not empty, so the hand cannot be stopped"
+    if kind in (TAKE, RUMMY):
+        size = int(s.pile_len[g])
+        if arg >= size:
+            return f"the discard pile holds only {size} card(s)"
+        card = card_str(s.pile[g, size - 1 - arg])
+        if kind == RUMMY:
+            return f"{card} at depth {arg} cannot be melded without cards from a hand" + _opening_note(spec, s, g, seat)
+        return (
+            f"{card} at depth {arg} cannot be melded at once with your hand and the cards above it"
+            + (" in a new meld (take_requires_new_meld)" if rules.take_requires_new_meld else "")
+            + _opening_note(spec, s, g, seat)
+        )
+    if obliged >= 0 and kind != DISCARD:
+        return f"the move does not meld the obliged card {card_str(obliged)}" + (
+            " in a new meld" if s.obliged_new[g] else ""
+        )
+    if kind == DISCARD:
+        return _discard_reason(spec, s, g, seat, arg, hand, obliged)
+    held_note = _placement_reason(spec, s, g, kind, arg, hand)
+    return held_note or "it would leave no legal way to finish the turn" + _opening_note(spec, s, g, seat)
+
+
+def _discard_reason(spec, s, g, seat, card, hand, obliged) -> str:
+    rules = spec.rules
+    if hand[card] == 0:
+        return f"you do not hold {card_str(card)}"
+    if obliged >= 0:
+        return f"the obliged card {card_str(obliged)} must be melded before discarding"
+    if s.called[g] and rules.rummy_calls == "last_discard":
+        return "after a last_discard Rummy! call the card is laid off and the caller does not discard"
+    if int(s.top_taken[g]) == card:
+        return f"{card_str(card)} was taken alone from the top of the pile this turn"
+    if rules.first_meld_minimum > 0 and not s.opened[g, seat]:
+        return f"this turn's melds total {int(s.turn_points[g])}, less than first_meld_minimum={rules.first_meld_minimum}"
+    return f"your last card {card_str(card)} fits a meld on the table, so it must be laid off (float_unplayable_discard)"
+
+
+def _placement_reason(spec, s, g, kind, arg, hand) -> str | None:
+    table = spec.table
+    jokers = int(hand[JOKER])
+    if kind == MELD:
+        if not table.enabled[arg]:
+            return "K-A-2 is a run only with ace_around_corner"
+        lacking = [card_str(c) for c in table.cards[arg] if hand[c] == 0]
+        if len(lacking) > jokers:
+            return f"you lack {' '.join(lacking)} and hold {jokers} joker(s)"
+        if table.is_group[arg] and len(lacking) == 3:
+            return "a group needs at least one natural card"
+        return None
+    if kind in (LAYOFF_RUN, LAYOFF_GROUP) and hand[arg] == 0:
+        return f"you do not hold {card_str(arg)}"
+    if kind in (JOKER_RUN, JOKER_GROUP) and jokers == 0:
+        return "you hold no joker"
+    accepts = {
+        LAYOFF_RUN: s.accept_run[g, arg % NUM_KINDS] > 0,
+        JOKER_RUN: s.accept_run[g, arg % NUM_KINDS] > 0,
+        LAYOFF_GROUP: s.accept_group[g, arg % NUM_KINDS] > 0,
+        JOKER_GROUP: s.open_groups[g, arg % 13] > 0,
+    }[kind]
+    if not accepts:
+        where = "run" if kind in (LAYOFF_RUN, JOKER_RUN) else "group"
+        return f"no {where} on the table accepts it"
+    return None
+
+
+def _opening_note(spec: GameSpec, s: State, g: int, seat: int) -> str:
+    minimum = spec.rules.first_meld_minimum
+    if minimum > 0 and not bool(np.asarray(s.opened[g, seat])):
+        return f" (or the turn cannot reach first_meld_minimum={minimum})"
+    return ""

@@ -1,0 +1,148 @@
+"""Observations: what one seat may see, as a flat ``float32`` vector.
+
+Seats are relative: index 0 is the observer, 1 the player on their left, and so
+on clockwise. Sections, in order (``N`` players, ``C`` most copies of a kind):
+
+==================  ==========  =================================================
+section             size        contents
+==================  ==========  =================================================
+hand                53          own cards by kind, count / 2
+known               (N-1)*53    cards each opponent is known to hold, count / 2
+placed              N*53        cards each seat melded or laid off, count / 2
+table_jokers        65          jokers on the table: as each card (runs), rank (groups)
+accept_run          52          the natural card extends a run on the table
+accept_group        52          the natural card completes a group on the table
+pile                C*53        1 + pile index of each copy, deepest first, / deck size
+pile_size           1           cards in the pile / deck size
+stock_size          1           cards in the stock / deck size
+hand_sizes          N           cards held / 13
+scores              N           cumulative score / target score
+melded_points       N           points melded this hand / 100
+turn_points         1           points melded this turn / 100
+phase               4           draw, play, rummy, game over (one-hot)
+to_act              N           who acts (one-hot)
+dealer              N           who dealt (one-hot)
+rummy_queue         N           seats still to answer a "Rummy!" window
+floating            N           seats floating
+opened              N           seats that reached ``first_meld_minimum``
+obliged             53          card that must be melded next (one-hot)
+top_taken           53          card taken alone from the top, not discardable
+called              1           the obliged card comes from a "Rummy!" call
+==================  ==========  =================================================
+
+Nothing here depends on another hand's hidden cards or on the stock order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from .spec import GameSpec
+from .state import State
+
+PHASES = 4
+
+
+@dataclass(frozen=True)
+class ObsLayout:
+    """Named slices of the observation vector."""
+
+    sections: tuple[tuple[str, int, int], ...]
+
+    @property
+    def size(self) -> int:
+        """Length of the observation vector."""
+        return self.sections[-1][2]
+
+    def slice(self, name: str) -> slice:
+        """The slice of one section."""
+        for key, start, stop in self.sections:
+            if key == name:
+                return slice(start, stop)
+        raise KeyError(name)
+
+
+@lru_cache(maxsize=None)
+def obs_layout(players: int, copies: int) -> ObsLayout:
+    """The observation layout for a table of ``players`` and a deck with ``copies`` of a kind at most."""
+    sizes = [
+        ("hand", NUM_KINDS),
+        ("known", (players - 1) * NUM_KINDS),
+        ("placed", players * NUM_KINDS),
+        ("table_jokers", NUM_NATURAL + NUM_RANKS),
+        ("accept_run", NUM_NATURAL),
+        ("accept_group", NUM_NATURAL),
+        ("pile", copies * NUM_KINDS),
+        ("pile_size", 1),
+        ("stock_size", 1),
+        ("hand_sizes", players),
+        ("scores", players),
+        ("melded_points", players),
+        ("turn_points", 1),
+        ("phase", PHASES),
+        ("to_act", players),
+        ("dealer", players),
+        ("rummy_queue", players),
+        ("floating", players),
+        ("opened", players),
+        ("obliged", NUM_KINDS),
+        ("top_taken", NUM_KINDS),
+        ("called", 1),
+    ]
+    sections, start = [], 0
+    for name, size in sizes:
+        sections.append((name, start, start + size))
+        start += size
+    return ObsLayout(tuple(sections))
+
+
+def _one_hot(out: np.ndarray, rows: np.ndarray, value: np.ndarray) -> None:
+    ok = value >= 0
+    out[rows[ok], value[ok]] = 1.0
+
+
+def observe(spec: GameSpec, s: State, seats: np.ndarray) -> np.ndarray:
+    """``float32 [G, obs_dim]`` each game as seen from ``seats[g]``."""
+    layout = obs_layout(spec.players, spec.copies)
+    n, players, size = s.num_games, spec.players, float(spec.deck_size)
+    rows = np.arange(n)
+    seats = np.asarray(seats, dtype=np.int64)
+    order = (seats[:, None] + np.arange(players)) % players
+    relative = (np.arange(players)[None, :] - seats[:, None]) % players
+    r2 = rows[:, None]
+    obs = np.zeros((n, layout.size), dtype=np.float32)
+
+    def put(name: str, values) -> None:
+        obs[:, layout.slice(name)] = np.asarray(values).reshape(n, -1)
+
+    def seat_hot(name: str, seat: np.ndarray) -> None:
+        _one_hot(obs[:, layout.slice(name)], rows, np.where(seat >= 0, relative[rows, np.maximum(seat, 0)], -1))
+
+    hands = s.hand[r2, order]
+    put("hand", hands[:, 0] * 0.5)
+    put("known", s.known[r2, order[:, 1:]] * 0.5)
+    put("placed", s.placed[r2, order] * 0.5)
+    put("table_jokers", s.table_jokers * 0.5)
+    put("accept_run", s.accept_run[:, :NUM_NATURAL] > 0)
+    put("accept_group", s.accept_group[:, :NUM_NATURAL] > 0)
+    put("pile", s.pile_pos / size)
+    put("pile_size", s.pile_len / size)
+    put("stock_size", s.stock_len / size)
+    put("hand_sizes", hands.sum(axis=2) / 13.0)
+    put("scores", s.scores[r2, order] / float(spec.rules.target_score))
+    put("melded_points", s.melded_points[r2, order] / 100.0)
+    put("turn_points", s.turn_points / 100.0)
+    _one_hot(obs[:, layout.slice("phase")], rows, s.phase.astype(np.int64))
+    seat_hot("to_act", s.current.astype(np.int64))
+    seat_hot("dealer", s.dealer.astype(np.int64))
+    put("rummy_queue", (s.rummy_queue[:, :, None] == np.arange(players)).any(axis=1)[r2, order])
+    put("floating", s.floating[r2, order])
+    put("opened", s.opened[r2, order])
+    _one_hot(obs[:, layout.slice("obliged")], rows, s.obliged.astype(np.int64))
+    _one_hot(obs[:, layout.slice("top_taken")], rows, s.top_taken.astype(np.int64))
+    put("called", s.called)
+    return obs

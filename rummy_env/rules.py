@@ -1,0 +1,132 @@
+"""The rules configuration: every default and variant switch of RULES.md."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+from .cards import NUM_NATURAL
+
+CHOICES = {
+    "card_values": ("standard", "5-10-15"),
+    "rummy_calls": ("pile", "last_discard", "off"),
+    "going_out": ("any", "discard_required", "float", "float_unplayable_discard"),
+    "stock_exhausted": ("end", "reshuffle"),
+    "tie_break": ("play_on", "went_out"),
+    "episode": ("game", "hand"),
+    "reward": ("win", "score"),
+}
+FLAGS = (
+    "take_top_requires_meld",
+    "take_requires_new_meld",
+    "ace_around_corner",
+    "must_go_out_to_win",
+)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A 500 Rummy rules configuration; defaults follow RULES.md (pagat)."""
+
+    players: int = 2
+    decks: int | None = None
+    jokers_per_deck: int = 2
+    hand_size: int | None = None
+    target_score: int = 500
+    card_values: str = "standard"
+    take_top_requires_meld: bool = False
+    take_requires_new_meld: bool = False
+    rummy_calls: str = "pile"
+    going_out: str = "any"
+    ace_around_corner: bool = False
+    first_meld_minimum: int = 0
+    stock_exhausted: str = "end"
+    tie_break: str = "play_on"
+    must_go_out_to_win: bool = False
+    episode: str = "game"
+    reward: str = "win"
+
+    def __post_init__(self) -> None:
+        self._check_types()
+        self._check_deck()
+
+    def _check_types(self) -> None:
+        if not _is_int(self.players) or not 2 <= self.players <= 8:
+            raise ValueError(f"Rules.players must be an integer 2..8, got {self.players!r}")
+        if self.decks is not None and (not _is_int(self.decks) or self.decks not in (1, 2)):
+            raise ValueError(f"Rules.decks must be None (auto), 1 or 2, got {self.decks!r}")
+        if not _is_int(self.jokers_per_deck) or not 0 <= self.jokers_per_deck <= 2:
+            raise ValueError(f"Rules.jokers_per_deck must be an integer 0..2, got {self.jokers_per_deck!r}")
+        if self.hand_size is not None and (not _is_int(self.hand_size) or self.hand_size < 1):
+            raise ValueError(f"Rules.hand_size must be None (auto) or a positive integer, got {self.hand_size!r}")
+        if not _is_int(self.target_score) or self.target_score <= 0:
+            raise ValueError(f"Rules.target_score must be a positive integer, got {self.target_score!r}")
+        if not _is_int(self.first_meld_minimum) or self.first_meld_minimum < 0:
+            raise ValueError(
+                f"Rules.first_meld_minimum must be a non-negative integer, got {self.first_meld_minimum!r}"
+            )
+        for name, allowed in CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(f"Rules.{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+        for name in FLAGS:
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"Rules.{name} must be True or False, got {getattr(self, name)!r}")
+
+    def _check_deck(self) -> None:
+        needed = self.players * self.num_hand_cards + 1
+        if needed > self.deck_size:
+            raise ValueError(
+                f"Rules.hand_size/decks: dealing {self.num_hand_cards} cards to {self.players} players "
+                f"plus one to start the pile needs {needed} cards, but the deck has {self.deck_size} "
+                f"({self.num_decks} deck(s) with {self.jokers_per_deck} joker(s) each)"
+            )
+
+    @property
+    def num_decks(self) -> int:
+        """Decks in play: ``decks`` if forced, else 1 for up to 4 players and 2 for more."""
+        if self.decks is not None:
+            return self.decks
+        return 1 if self.players <= 4 else 2
+
+    @property
+    def num_hand_cards(self) -> int:
+        """Cards dealt to each player: ``hand_size`` if set, else 13 for 2 players and 7 for more."""
+        if self.hand_size is not None:
+            return self.hand_size
+        return 13 if self.players == 2 else 7
+
+    @property
+    def deck_size(self) -> int:
+        """Total number of physical cards."""
+        return self.num_decks * (NUM_NATURAL + self.jokers_per_deck)
+
+    @property
+    def floating(self) -> bool:
+        """Whether melding every card floats instead of going out."""
+        return self.going_out in ("float", "float_unplayable_discard")
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as a plain dict (``Rules.from_dict`` inverts it)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> "Rules":
+        """Build rules from a mapping of field names; unknown keys raise ``ValueError``."""
+        data = dict(data or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"unknown Rules key(s) {', '.join(map(repr, unknown))}; valid keys: {', '.join(sorted(known))}"
+            )
+        return cls(**data)
+
+    def replace(self, **changes: Any) -> "Rules":
+        """A copy with some fields changed (validated like the constructor)."""
+        return Rules.from_dict({**self.to_dict(), **changes})
