@@ -11,7 +11,7 @@ from .legal import legal_mask
 from .observe import obs_layout, observe
 from .piles import mix64
 from .spec import game_spec
-from .state import GAME_OVER, empty_state
+from .state import GAME_OVER, State, empty_state
 from .step import apply_actions, new_game
 
 
@@ -107,6 +107,11 @@ class Engine:
         chosen = self.episode_seeds(idx) if seeds is None else _seed_array(seeds, len(idx))
         self._episodes[idx] += np.uint64(1)
         new_game(self.spec, self.state, idx, chosen)
+        self._mask = None
+
+    def load_state(self, games: Sequence[int] | np.ndarray, state: State) -> None:
+        """Overwrite ``games`` with the rows of ``state`` (e.g. a loaded scenario)."""
+        self.state.put(np.asarray(games, dtype=np.int64), state)
         self._mask = None
 
     def legal_mask(self) -> np.ndarray:

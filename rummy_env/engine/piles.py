@@ -48,6 +48,7 @@ def clear_hand_state(spec: GameSpec, s: State, idx: np.ndarray) -> None:
     for name in ("hand", "known", "placed", "table_jokers", "pile_pos", "accept_run", "accept_group", "open_groups"):
         getattr(s, name)[idx] = 0
     s.meld_kind[idx] = 0
+    s.meld_by[idx] = NOBODY
     s.meld_len[idx] = 0
     s.meld_suits[idx] = 0
     s.meld_owner[idx] = NOBODY

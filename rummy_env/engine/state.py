@@ -25,6 +25,7 @@ class State:
     pile: np.ndarray  # int8 [G, K] discard pile, bottom first; top is pile[pile_len - 1]
     pile_len: np.ndarray  # int16 [G]
     meld_kind: np.ndarray  # int8 [G, M] 0 empty, GROUP or RUN
+    meld_by: np.ndarray  # int8 [G, M] seat that put the meld down
     meld_rank: np.ndarray  # int8 [G, M] group rank
     meld_suit: np.ndarray  # int8 [G, M] run suit
     meld_lo: np.ndarray  # int8 [G, M] run: rank of the low card
@@ -101,6 +102,7 @@ def empty_state(num_games: int, num_players: int, deck_size: int, copies: int) -
         pile=z((g, k), fill=-1),
         pile_len=z(g, np.int16),
         meld_kind=z((g, m)),
+        meld_by=z((g, m), fill=NOBODY),
         meld_rank=z((g, m), fill=-1),
         meld_suit=z((g, m), fill=-1),
         meld_lo=z((g, m)),

@@ -67,6 +67,7 @@ def create_meld(spec: GameSpec, s: State, idx: np.ndarray, pattern: np.ndarray) 
     s.num_melds[idx] += 1
     group = table.is_group[pattern]
     s.meld_kind[idx, slot] = np.where(group, GROUP, RUN)
+    s.meld_by[idx, slot] = seat
     s.meld_len[idx, slot] = 3
     s.meld_rank[idx, slot] = table.rank[pattern]
     s.meld_suit[idx, slot] = table.suit[pattern]

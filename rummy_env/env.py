@@ -1,0 +1,177 @@
+"""The PettingZoo AEC environment: one game on the batched engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .engine import Engine
+from .engine.observe import obs_layout
+from .render import render_table
+from .rules import Rules
+from .scenario import load_scenario, state_dict
+
+OBS_BOUND = 10.0
+
+
+def _make_rules(rules: Rules | dict | None, overrides: dict[str, Any]) -> Rules:
+    if rules is None:
+        return Rules.from_dict(overrides)
+    if isinstance(rules, dict):
+        return Rules.from_dict({**rules, **overrides})
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a rummy_env.Rules, a dict or None, got {type(rules).__name__}")
+    return rules.replace(**overrides) if overrides else rules
+
+
+class raw_env(AECEnv, EzPickle):
+    """500 Rummy as a PettingZoo AEC game; illegal actions raise ``ValueError`` naming the reason."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "rummy500_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        rules: Rules | dict | None = None,
+        render_mode: str | None = None,
+        max_steps: int | None = None,
+        **rule_overrides: Any,
+    ) -> None:
+        EzPickle.__init__(self, rules, render_mode, max_steps, **rule_overrides)
+        super().__init__()
+        self.rules = _make_rules(rules, rule_overrides)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.engine = Engine(self.rules, num_games=1, seed=0, max_steps=max_steps)
+        self.spec = self.engine.spec
+        self.possible_agents = [f"player_{i}" for i in range(self.rules.players)]
+        self.agents = self.possible_agents[:]
+        num_actions = self.engine.num_actions
+        obs_dim = obs_layout(self.rules.players, self.spec.copies).size
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(-OBS_BOUND, OBS_BOUND, shape=(obs_dim,), dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, shape=(num_actions,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(num_actions) for agent in self.possible_agents}
+        self._reset_bookkeeping()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    def _seat(self, agent: str) -> int:
+        try:
+            return self.possible_agents.index(agent)
+        except ValueError:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}") from None
+
+    def _reset_bookkeeping(self) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game (from ``seed``), or start from ``options["scenario"]``."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        scenario = (options or {}).get("scenario")
+        self.engine.reset(seeds=[int(seed)])
+        if scenario is not None:
+            self.engine.load_state([0], load_scenario(self.spec, scenario, int(seed)))
+        self._reset_bookkeeping()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": float32, "action_mask": int8}`` as ``agent`` sees the table."""
+        seat = self._seat(agent)
+        obs = self.engine.observe(np.array([seat]))[0]
+        np.clip(obs, -OBS_BOUND, OBS_BOUND, out=obs)
+        if seat == self.engine.current_player[0] and not self.engine.done[0]:
+            mask = self.engine.legal_mask()[0].astype(np.int8)
+        else:
+            mask = np.zeros(self.engine.num_actions, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Play ``action`` (an id) for the agent to act."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"illegal action {action!r}: expected an integer action id")
+        self._cumulative_rewards[agent] = 0.0
+        result = self.engine.step(np.array([int(action)]))
+        self.rewards = {a: float(result.rewards[0, i]) for i, a in enumerate(self.possible_agents)}
+        if result.done[0] or result.truncated[0]:
+            flags = self.terminations if result.done[0] else self.truncations
+            for a in self.agents:
+                flags[a] = True
+        self._accumulate_rewards()
+        self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self, reveal: bool = False) -> str | None:
+        """``ansi``: the table as a string; ``human``: print it. Hands are shown for the agent to act."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = render_table(self.spec, self.engine.state, 0, reveal=reveal)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def state_dict(self) -> dict[str, Any]:
+        """The position in the scenario schema (feed it back as ``options["scenario"]`` to restore it)."""
+        return state_dict(self.spec, self.engine.state, 0)
+
+    def action_to_str(self, action: int) -> str:
+        """The string of an action id."""
+        return self.spec.layout.to_str(action)
+
+    def action_from_str(self, text: str) -> int:
+        """The action id of a string."""
+        return self.spec.layout.from_str(text)
+
+    def legal_actions(self) -> list[str]:
+        """The legal moves of the agent to act, as strings."""
+        if self.engine.done[0]:
+            return []
+        return [self.action_to_str(a) for a in np.flatnonzero(self.engine.legal_mask()[0])]
+
+
+def env(rules: Rules | dict | None = None, render_mode: str | None = None, **rule_overrides: Any) -> AECEnv:
+    """The wrapped AEC environment (PettingZoo's order enforcing wrapper on ``raw_env``)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(rules=rules, render_mode=render_mode, **rule_overrides))

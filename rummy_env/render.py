@@ -1,0 +1,50 @@
+"""Text rendering of one game: the table as a seat may see it (or everything with ``reveal``)."""
+
+from __future__ import annotations
+
+from .cards import card_str, card_symbol, counts_to_cards, parse_card
+from .engine.spec import GameSpec
+from .engine.state import PHASE_NAMES, State
+from .scenario import state_dict
+
+
+def render_table(
+    spec: GameSpec, s: State, g: int = 0, viewer: int | None = None, reveal: bool = False, symbols: bool = False
+) -> str:
+    """The table of game ``g``; hands are shown for ``viewer`` (default: the seat to act) unless ``reveal``."""
+    show = card_symbol if symbols else card_str
+    sd = state_dict(spec, s, g)
+    viewer = int(s.current[g]) if viewer is None else viewer
+    lines = [
+        f"500 Rummy  hand {int(s.hand_no[g]) + 1}  dealer player_{sd['dealer']}  "
+        f"phase {sd['phase']}  to act: player_{sd['current_player']}",
+        "scores: " + "  ".join(f"player_{p}={score}" for p, score in enumerate(sd["scores"])),
+        f"stock: {len(sd['stock'])} card(s)",
+        "discard (bottom -> top): " + (" ".join(show_text(c, show) for c in sd["discard"]) or "-"),
+    ]
+    lines.append("melds:" + ("" if sd["melds"] else " -"))
+    for number, meld in enumerate(sd["melds"]):
+        cards = " ".join(f"{show_text(c, show)}/{o}" for c, o in zip(meld["cards"], meld["owners"]))
+        lines.append(f"  {number + 1}. player_{meld['owner']}: {cards}")
+    for p in range(spec.players):
+        cards = counts_to_cards(s.hand[g, p])
+        if reveal or p == viewer:
+            held = " ".join(show(c) for c in cards) or "-"
+        else:
+            known = counts_to_cards(s.known[g, p])
+            held = f"{len(cards)} card(s)" + (f", known: {' '.join(show(c) for c in known)}" if known else "")
+        marks = "*" if p == sd["current_player"] and PHASE_NAMES[int(s.phase[g])] != "game_over" else " "
+        floating = " (floating)" if sd["floating"][p] else ""
+        lines.append(f"{marks} player_{p} [{sd['melded_points'][p]:+d} melded]{floating}: {held}")
+    if sd["obliged"]:
+        lines.append(f"obliged to meld: {show_text(sd['obliged'], show)}")
+    if sd["hand_scores"] is not None:
+        lines.append("last hand: " + "  ".join(f"player_{p}={v:+d}" for p, v in enumerate(sd["hand_scores"])))
+    return "\n".join(lines)
+
+
+def show_text(text: str, show) -> str:
+    """Render a card string (``JK=8H`` included) with ``show``."""
+    if text.startswith("JK="):
+        return "JK=" + show(parse_card(text[3:]))
+    return show(parse_card(text))

@@ -1,0 +1,388 @@
+"""Scenarios: a position written as a plain dict, loaded into the engine and read back.
+
+The schema is SPEC.md's: ``hands``, ``discard`` (bottom first), ``stock`` (top
+first, optional), ``melds``, ``current_player``, ``scores``, ``dealer``, plus the
+keys ``state_dict()`` adds (``phase``, ``melded_points``, ``obliged``,
+``top_taken``, ``rummy_queue``, ``floating``, ``opened``, ``known``,
+``hand_scores``) and three of this library's (``discarder``, ``called``,
+``turn_points``) so that a saved position restores exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from .cards import (
+    ACE,
+    CARD_RANK,
+    CARD_SUIT,
+    JOKER,
+    JOKER_TEXT,
+    NUM_KINDS,
+    NUM_NATURAL,
+    NUM_RANKS,
+    card_str,
+    counts_to_cards,
+    parse_card,
+)
+from .engine.piles import push_pile, shuffled
+from .engine.spec import GameSpec
+from .engine.state import DRAW_PHASE, GAME_OVER, NOBODY, PHASE_NAMES, PLAY_PHASE, RUMMY_PHASE, State, empty_state
+from .engine.step import begin_draw
+from .engine.table import refresh_accepts
+from .melds import GROUP, GROUP_JOKER_SLOT, MAX_GROUP, RUN, run_is_valid
+
+SCENARIO_KEYS = ("hands", "discard", "stock", "melds", "current_player", "scores", "dealer")
+STATE_KEYS = (
+    "phase",
+    "melded_points",
+    "obliged",
+    "top_taken",
+    "rummy_queue",
+    "floating",
+    "opened",
+    "known",
+    "hand_scores",
+    "discarder",
+    "called",
+    "turn_points",
+)
+
+
+def _fail(message: str) -> None:
+    raise ValueError(f"bad scenario: {message}")
+
+
+def _cards(value: Any, where: str) -> list[int]:
+    if not isinstance(value, (list, tuple)):
+        _fail(f"{where} must be a list of card strings, got {value!r}")
+    try:
+        return [parse_card(c) for c in value]
+    except ValueError as err:
+        _fail(f"{where}: {err}")
+    return []
+
+
+def _seat(value: Any, players: int, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < players:
+        _fail(f"{where} must be a seat 0..{players - 1}, got {value!r}")
+    return int(value)
+
+
+def _per_player(value: Any, players: int, where: str, kind: type) -> list:
+    if not isinstance(value, (list, tuple)) or len(value) != players:
+        _fail(f"{where} must be a list of {players} values (one per player), got {value!r}")
+    for item in value:
+        ok = isinstance(item, bool) if kind is bool else isinstance(item, (int, np.integer)) and not isinstance(item, bool)
+        if not ok:
+            _fail(f"{where} must hold {kind.__name__} values, got {item!r}")
+    return list(value)
+
+
+def _meld_card(text: Any, where: str) -> tuple[int, int]:
+    """(kind placed, identity stood for): a joker in a run is ``JK=8H``; ``JK`` alone stands for nothing yet."""
+    if isinstance(text, str) and text.strip().upper().startswith(JOKER_TEXT + "="):
+        try:
+            stands = parse_card(text.strip()[3:])
+        except ValueError as err:
+            _fail(f"{where}: {err}")
+        if stands == JOKER:
+            _fail(f"{where}: a joker cannot stand for a joker")
+        return JOKER, stands
+    try:
+        card = parse_card(text)
+    except ValueError as err:
+        _fail(f"{where}: {err}")
+    return card, card if card != JOKER else -1
+
+
+def _parse_meld(spec: GameSpec, meld: Any, number: int) -> dict:
+    """Validate one meld; returns its geometry, cards and owners."""
+    where = f"melds[{number}]"
+    players = spec.players
+    if not isinstance(meld, Mapping) or "cards" not in meld or "owner" not in meld:
+        _fail(f"{where} must be a dict with 'owner' and 'cards', got {meld!r}")
+    extra = set(meld) - {"owner", "cards", "owners"}
+    if extra:
+        _fail(f"{where} has unknown key(s) {sorted(extra)}")
+    owner = _seat(meld["owner"], players, f"{where}.owner")
+    texts = meld["cards"]
+    if not isinstance(texts, (list, tuple)):
+        _fail(f"{where}.cards must be a list of card strings")
+    placed = [_meld_card(t, f"{where}.cards") for t in texts]
+    owners = meld.get("owners", [owner] * len(placed))
+    if not isinstance(owners, (list, tuple)) or len(owners) != len(placed):
+        _fail(f"{where}.owners must list one seat per card ({len(placed)})")
+    owners = [_seat(o, players, f"{where}.owners") for o in owners]
+    if any(stands == -1 for _, stands in placed):
+        return _parse_group(placed, owners, owner, where)
+    naturals = {CARD_RANK[stands] for kind, stands in placed if kind != JOKER}
+    if any(kind == JOKER for kind, _ in placed) or len(naturals) != 1:
+        return _parse_run(spec, placed, owners, owner, where)
+    return _parse_group(placed, owners, owner, where)
+
+
+def _parse_group(placed, owners, owner, where) -> dict:
+    naturals = [kind for kind, _ in placed if kind != JOKER]
+    if any(stands not in (-1, kind) for kind, stands in placed):
+        _fail(f"{where}: a joker in a group is written 'JK' (its suit is not declared)")
+    if not naturals:
+        _fail(f"{where}: a group needs at least one natural card")
+    if len({CARD_RANK[c] for c in naturals}) != 1:
+        _fail(f"{where}: {[card_str(c) for c in naturals]} is neither a group (one rank) nor a run")
+    if len(set(naturals)) != len(naturals):
+        _fail(f"{where}: a group's cards must all be of different suits")
+    if not 3 <= len(placed) <= MAX_GROUP:
+        _fail(f"{where}: a group has 3 or 4 cards, got {len(placed)}")
+    return {"kind": GROUP, "rank": int(CARD_RANK[naturals[0]]), "placed": placed, "owners": owners, "by": owner}
+
+
+def _parse_run(spec, placed, owners, owner, where) -> dict:
+    if any(stands == -1 for _, stands in placed):
+        _fail(f"{where}: a joker in a run must be declared, e.g. 'JK=8H'")
+    stands = [s for _, s in placed]
+    suits = {int(CARD_SUIT[s]) for s in stands}
+    if len(suits) != 1:
+        _fail(f"{where}: {[card_str(s) for s in stands]} is neither a group nor a run of one suit")
+    lo = int(CARD_RANK[stands[0]])
+    if [int(CARD_RANK[s]) for s in stands] != [(lo + i) % NUM_RANKS for i in range(len(stands))]:
+        _fail(f"{where}: a run lists consecutive cards low to high, got {[card_str(s) for s in stands]}")
+    if not run_is_valid(lo, len(stands), spec.rules.ace_around_corner):
+        _fail(f"{where}: {[card_str(s) for s in stands]} is not a legal run under these rules")
+    return {"kind": RUN, "suit": suits.pop(), "lo": lo, "placed": placed, "owners": owners, "by": owner}
+
+
+def _card_value(spec: GameSpec, meld: dict, position: int, kind: int) -> int:
+    if kind == JOKER:
+        return spec.table.joker_value
+    low_ace = meld["kind"] == RUN and position == 0 and CARD_RANK[kind] == ACE and meld["lo"] == ACE
+    return spec.table.low_ace if low_ace else int(spec.table.values[kind])
+
+
+def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
+    """Store a parsed meld in meld slot ``slot`` of game 0; returns each owner's points from it."""
+    points = [0] * spec.players
+    s.meld_kind[0, slot] = meld["kind"]
+    s.meld_by[0, slot] = meld["by"]
+    s.meld_len[0, slot] = len(meld["placed"])
+    jokers_seen = 0
+    for position, ((kind, stands), owner) in enumerate(zip(meld["placed"], meld["owners"])):
+        if meld["kind"] == RUN:
+            where = int(CARD_RANK[stands])
+            s.table_jokers[0, stands] += kind == JOKER
+        elif kind == JOKER:
+            where = GROUP_JOKER_SLOT + jokers_seen
+            jokers_seen += 1
+            s.table_jokers[0, NUM_NATURAL + meld["rank"]] += 1
+        else:
+            where = int(CARD_SUIT[kind])
+            s.meld_suits[0, slot] |= 1 << where
+        s.meld_owner[0, slot, where] = owner
+        s.meld_joker[0, slot, where] = kind == JOKER
+        s.placed[0, owner, kind] += 1
+        points[owner] += _card_value(spec, meld, position, kind)
+    if meld["kind"] == RUN:
+        s.meld_suit[0, slot], s.meld_lo[0, slot] = meld["suit"], meld["lo"]
+    else:
+        s.meld_rank[0, slot] = meld["rank"]
+    return points
+
+
+def _count(cards: list[int]) -> np.ndarray:
+    return np.bincount(np.asarray(cards, dtype=np.int64), minlength=NUM_KINDS)
+
+
+def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> State:
+    """A one-game state holding ``scenario`` (``ValueError`` naming the problem if it is impossible)."""
+    if not isinstance(scenario, Mapping):
+        _fail(f"a scenario must be a dict, got {type(scenario).__name__}")
+    unknown = set(scenario) - set(SCENARIO_KEYS) - set(STATE_KEYS)
+    if unknown:
+        _fail(f"unknown key(s) {sorted(unknown)}; valid keys: {', '.join(SCENARIO_KEYS + STATE_KEYS)}")
+    players = spec.players
+    if "hands" not in scenario:
+        _fail("'hands' is required (one list of card strings per player)")
+    hands = scenario["hands"]
+    if not isinstance(hands, (list, tuple)) or len(hands) != players:
+        _fail(f"'hands' must hold {players} lists of cards (one per player), got {hands!r}")
+    s = empty_state(1, players, spec.deck_size, spec.copies)
+    s.seed[0] = np.uint64(seed % 2**64)
+    hand_cards = [_cards(h, f"hands[{p}]") for p, h in enumerate(hands)]
+    pile = _cards(scenario.get("discard", []), "discard")
+    melds = [_parse_meld(spec, m, i) for i, m in enumerate(scenario.get("melds", []) or [])]
+    if len(melds) > spec.max_melds:
+        _fail(f"{len(melds)} melds is more than the deck allows ({spec.max_melds})")
+    used = sum((_count(h) for h in hand_cards), _count(pile))
+    for meld in melds:
+        used += _count([kind for kind, _ in meld["placed"]])
+    _check_counts(spec, used, "the hands, discard pile and melds")
+    stock = _stock(spec, s, scenario, used)
+    for p, cards in enumerate(hand_cards):
+        s.hand[0, p] = _count(cards)
+    for card in pile:
+        push_pile(s, np.zeros(1, dtype=np.int64), np.array([card]))
+    s.stock[0, : len(stock)] = stock[::-1]
+    s.stock_len[0] = len(stock)
+    points = np.zeros(players, dtype=np.int64)
+    for slot, meld in enumerate(melds):
+        points += _write_meld(spec, s, slot, meld)
+    s.num_melds[0] = len(melds)
+    refresh_accepts(spec, s, np.zeros(1, dtype=np.int64))
+    _load_turn(spec, s, scenario, points)
+    return s
+
+
+def _check_counts(spec: GameSpec, used: np.ndarray, where: str) -> None:
+    over = np.flatnonzero(used > spec.counts)
+    if len(over):
+        card = int(over[0])
+        _fail(
+            f"{card_str(card)} appears {int(used[card])} time(s) in {where}, but the deck "
+            f"({spec.rules.num_decks} deck(s), {spec.rules.jokers_per_deck} joker(s) each) has {int(spec.counts[card])}"
+        )
+
+
+def _stock(spec: GameSpec, s: State, scenario: Mapping[str, Any], used: np.ndarray) -> list[int]:
+    """The stock, top first: as given (it must complete the deck), else the rest shuffled from the seed."""
+    if scenario.get("stock") is not None:
+        stock = _cards(scenario["stock"], "stock")
+        total = used + _count(stock)
+        _check_counts(spec, total, "the scenario")
+        missing = np.flatnonzero(total < spec.counts)
+        if len(missing):
+            _fail(f"the stock must hold every remaining card; {card_str(int(missing[0]))} is nowhere")
+        return stock
+    rest = np.asarray(counts_to_cards(spec.counts - used), dtype=np.int8)[None, :]
+    if rest.size == 0:
+        return []
+    order = shuffled(s, np.zeros(1, dtype=np.int64), rest, np.ones(rest.shape, dtype=bool))
+    return order[0].tolist()
+
+
+def _opt_card(scenario, key) -> int:
+    value = scenario.get(key)
+    if value is None:
+        return -1
+    return _cards([value], key)[0]
+
+
+def _load_turn(spec: GameSpec, s: State, sc: Mapping[str, Any], points: np.ndarray) -> None:
+    players = spec.players
+    s.dealer[0] = _seat(sc.get("dealer", players - 1), players, "dealer")
+    s.current[0] = _seat(sc.get("current_player", (int(s.dealer[0]) + 1) % players), players, "current_player")
+    phase = sc.get("phase", "draw")
+    if phase not in PHASE_NAMES:
+        _fail(f"phase must be one of {PHASE_NAMES}, got {phase!r}")
+    s.phase[0] = PHASE_NAMES.index(phase)
+    s.scores[0] = _per_player(sc.get("scores", [0] * players), players, "scores", int)
+    s.melded_points[0] = _per_player(sc.get("melded_points", points.tolist()), players, "melded_points", int)
+    hand_scores = sc.get("hand_scores")
+    if hand_scores is not None:
+        s.hand_scores[0] = _per_player(hand_scores, players, "hand_scores", int)
+        s.has_hand_scores[0] = True
+    empty = s.hand[0].sum(axis=1) == 0
+    s.floating[0] = _per_player(sc.get("floating", (empty & spec.rules.floating).tolist()), players, "floating", bool)
+    s.opened[0] = _per_player(sc.get("opened", (points >= max(spec.rules.first_meld_minimum, 1)).tolist()), players, "opened", bool)
+    _load_known(spec, s, sc)
+    _load_obligation(spec, s, sc)
+    if s.phase[0] != GAME_OVER and not spec.rules.floating and empty.any():
+        _fail(f"player {int(np.argmax(empty))} holds no cards, which ends the hand under going_out={spec.rules.going_out!r}")
+    if s.phase[0] == DRAW_PHASE:
+        begin_draw(spec, s, np.zeros(1, dtype=np.int64), s.current[:1].copy())
+
+
+def _load_known(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
+    known = sc.get("known")
+    if known is None:
+        return
+    if not isinstance(known, (list, tuple)) or len(known) != spec.players:
+        _fail(f"known must hold {spec.players} lists of cards")
+    for p, cards in enumerate(known):
+        counts = _count(_cards(cards, f"known[{p}]"))
+        if (counts > s.hand[0, p]).any():
+            _fail(f"known[{p}] lists {card_str(int(np.argmax(counts > s.hand[0, p])))}, which player {p} does not hold")
+        s.known[0, p] = counts
+
+
+def _load_obligation(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
+    players, phase, seat = spec.players, int(s.phase[0]), int(s.current[0])
+    s.obliged[0] = _opt_card(sc, "obliged")
+    s.top_taken[0] = _opt_card(sc, "top_taken")
+    s.called[0] = bool(sc.get("called", False))
+    turn_points = sc.get("turn_points", 0)
+    if isinstance(turn_points, bool) or not isinstance(turn_points, (int, np.integer)):
+        _fail(f"turn_points must be an integer, got {turn_points!r}")
+    s.turn_points[0] = turn_points
+    if s.obliged[0] >= 0:
+        if phase != PLAY_PHASE:
+            _fail("an obliged card is only possible in the 'play' phase")
+        if s.hand[0, seat, s.obliged[0]] == 0:
+            _fail(f"the obliged card {card_str(int(s.obliged[0]))} must be in player {seat}'s hand")
+        s.obliged_new[0] = not s.called[0] and spec.rules.take_requires_new_meld
+    queue = [_seat(q, players, "rummy_queue") for q in sc.get("rummy_queue", []) or []]
+    if phase == RUMMY_PHASE:
+        if not queue or queue[0] != seat:
+            queue = [seat] + [q for q in queue if q != seat]
+        default_discarder = (seat - 1) % players
+    else:
+        if queue:
+            _fail("rummy_queue is only possible in the 'rummy' phase")
+        default_discarder = NOBODY
+    s.rummy_queue[0, : len(queue)] = queue
+    discarder = sc.get("discarder", default_discarder)
+    s.discarder[0] = NOBODY if discarder in (None, NOBODY) else _seat(discarder, players, "discarder")
+    if phase == RUMMY_PHASE and seat == s.discarder[0]:
+        _fail("a player cannot call Rummy! on their own discard")
+
+
+def state_dict(spec: GameSpec, s: State, g: int) -> dict[str, Any]:
+    """Game ``g``'s position in the scenario schema, plus phase and bookkeeping (loads back exactly)."""
+    players = spec.players
+
+    def cards(counts) -> list[str]:
+        return [card_str(c) for c in counts_to_cards(counts)]
+
+    def opt(card) -> str | None:
+        return None if card < 0 else card_str(int(card))
+
+    queue = [int(q) for q in s.rummy_queue[g] if q >= 0]
+    return {
+        "hands": [cards(s.hand[g, p]) for p in range(players)],
+        "discard": [card_str(c) for c in s.pile[g, : s.pile_len[g]]],
+        "stock": [card_str(c) for c in s.stock[g, : s.stock_len[g]][::-1]],
+        "melds": [_meld_dict(s, g, m) for m in range(int(s.num_melds[g]))],
+        "current_player": int(s.current[g]),
+        "scores": s.scores[g].tolist(),
+        "dealer": int(s.dealer[g]),
+        "phase": PHASE_NAMES[int(s.phase[g])],
+        "melded_points": s.melded_points[g].tolist(),
+        "obliged": opt(s.obliged[g]),
+        "top_taken": opt(s.top_taken[g]),
+        "rummy_queue": queue,
+        "floating": s.floating[g].tolist(),
+        "opened": s.opened[g].tolist(),
+        "known": [cards(s.known[g, p]) for p in range(players)],
+        "hand_scores": s.hand_scores[g].tolist() if s.has_hand_scores[g] else None,
+        "discarder": None if s.discarder[g] < 0 else int(s.discarder[g]),
+        "called": bool(s.called[g]),
+        "turn_points": int(s.turn_points[g]),
+    }
+
+
+def _meld_dict(s: State, g: int, m: int) -> dict[str, Any]:
+    owner, joker = s.meld_owner[g, m], s.meld_joker[g, m]
+    if s.meld_kind[g, m] == RUN:
+        suit, lo = int(s.meld_suit[g, m]), int(s.meld_lo[g, m])
+        ranks = [(lo + i) % NUM_RANKS for i in range(int(s.meld_len[g, m]))]
+        names = [("JK=" if joker[r] else "") + card_str(suit * NUM_RANKS + r) for r in ranks]
+        owners = [int(owner[r]) for r in ranks]
+    else:
+        rank = int(s.meld_rank[g, m])
+        slots = [i for i in range(MAX_GROUP) if s.meld_suits[g, m] >> i & 1]
+        slots += [i for i in range(GROUP_JOKER_SLOT, GROUP_JOKER_SLOT + MAX_GROUP) if owner[i] >= 0]
+        names = [JOKER_TEXT if i >= GROUP_JOKER_SLOT else card_str(i * NUM_RANKS + rank) for i in slots]
+        owners = [int(owner[i]) for i in slots]
+    return {"owner": int(s.meld_by[g, m]), "cards": names, "owners": owners}
+
