@@ -27,6 +27,7 @@ from .cards import (
     counts_to_cards,
     parse_card,
 )
+from .engine.masks import callable_depths
 from .engine.piles import push_pile, shuffled
 from .engine.spec import GameSpec
 from .engine.state import DRAW_PHASE, GAME_OVER, NOBODY, PHASE_NAMES, PLAY_PHASE, RUMMY_PHASE, State, empty_state
@@ -331,6 +332,9 @@ def _load_obligation(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
             _fail("rummy_queue is only possible in the 'rummy' phase")
         default_discarder = NOBODY
     s.rummy_queue[0, : len(queue)] = queue
+    if phase == RUMMY_PHASE:
+        depths = callable_depths(spec, s, np.zeros(1, dtype=np.int64))
+        s.rummy_depths[0, : depths.shape[1]] = depths[0]
     discarder = sc.get("discarder", default_discarder)
     s.discarder[0] = NOBODY if discarder in (None, NOBODY) else _seat(discarder, players, "discarder")
     if phase == RUMMY_PHASE and seat == s.discarder[0]:

@@ -15,13 +15,19 @@ _PHASE_MASKS = ((DRAW_PHASE, draw_mask), (PLAY_PHASE, play_mask), (RUMMY_PHASE, 
 def legal_mask(spec: GameSpec, s: State) -> np.ndarray:
     """``bool [G, A]`` the legal actions of the seat to act in every game (all False once over)."""
     out = np.zeros((s.num_games, spec.layout.num_actions), dtype=bool)
+    by_phase = _games_by_phase(s.phase)
     for phase, fill in _PHASE_MASKS:
-        idx = np.flatnonzero(s.phase == phase)
-        if len(idx):
-            fill(spec, s, idx, out)
+        if phase in by_phase:
+            fill(spec, s, by_phase[phase], out)
     if spec.rules.first_meld_minimum > 0:
         restrict_openings(spec, s, out)
-    playing = np.flatnonzero(s.phase == PLAY_PHASE)
-    if len(playing):
-        discard_mask(spec, s, playing, out)
+    if PLAY_PHASE in by_phase:
+        discard_mask(spec, s, by_phase[PLAY_PHASE], out)
     return out
+
+
+def _games_by_phase(phase: np.ndarray) -> dict[int, np.ndarray]:
+    """Phase -> indices of the games in it (only phases present)."""
+    if len(phase) == 1:
+        return {int(phase[0]): np.zeros(1, dtype=np.int64)}
+    return {p: np.flatnonzero(phase == p) for p in np.unique(phase).tolist()}

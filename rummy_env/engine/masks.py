@@ -8,12 +8,16 @@ finish the turn.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
 import numpy as np
 
 from ..actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS, RUMMY, STOP, TAKE
-from ..cards import JOKER, NUM_KINDS, NUM_NATURAL
+from ..cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from ..melds import NUM_PATTERNS
 from .piles import pile_by_depth
-from .spec import GameSpec
+from .spec import GameSpec, game_spec
 from .state import State
 
 _FAR = np.int16(10_000)
@@ -25,12 +29,27 @@ def acting_hand(s: State, idx: np.ndarray) -> np.ndarray:
 
 
 def table_fits(s: State, idx: np.ndarray, cards: np.ndarray) -> np.ndarray:
-    """Whether each card (``[n, ...]``, jokers too) can be laid off on the table as it stands."""
-    rows = idx.reshape((-1,) + (1,) * (cards.ndim - 1))
-    natural = np.where(cards == JOKER, 0, cards)
-    fits = (s.accept_run[rows, natural] > 0) | (s.accept_group[rows, natural] > 0)
-    joker_fits = (s.accept_run[idx].any(axis=1) | s.open_groups[idx].any(axis=1)).reshape(rows.shape)
-    return np.where(cards == JOKER, joker_fits, fits)
+    """Whether each card (``cards [k]`` of games ``idx [k]``, jokers too) can be laid off on the table as it stands."""
+    fits = (s.accept_run[idx, cards] > 0) | (s.accept_group[idx, cards] > 0)
+    wild = np.flatnonzero(cards == JOKER)
+    if len(wild):
+        games = idx[wild]
+        fits[wild] = s.accept_run[games].any(axis=1) | s.open_groups[games].any(axis=1)
+    return fits
+
+
+def _lowest(values: np.ndarray) -> np.ndarray:
+    """Minimum over the last axis, column by column (faster than a reduction over a short axis)."""
+    low = values[..., 0].copy()
+    for i in range(1, values.shape[-1]):
+        np.minimum(low, values[..., i], out=low)
+    return low
+
+
+def _joker_depths(s: State, idx: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """``[n, C]`` depths of the pile's jokers, shallowest first (``_FAR`` padded)."""
+    pos = s.pile_pos[idx, :, JOKER].astype(np.int64)
+    return np.sort(np.where(pos > 0, lens[:, None] - pos, _FAR), axis=1)
 
 
 def pile_melds(spec: GameSpec, s: State, idx: np.ndarray, hand: np.ndarray):
@@ -39,36 +58,49 @@ def pile_melds(spec: GameSpec, s: State, idx: np.ndarray, hand: np.ndarray):
     Returns ``(cards, meld_ok, lay_ok)``, each ``[n, depth]``: the pile top first,
     whether the card at that depth forms a new 3-card meld with ``hand`` plus the
     pile cards above it, and whether it can be laid off on the table.
+
+    A natural card at depth ``d`` melds with a pattern's two other cards when the
+    ones not available above ``d`` (in hand, or higher in the pile) are no more
+    than the jokers available above ``d``; each condition is a depth threshold,
+    so every pile card is checked against the smallest threshold of its patterns.
     """
     table = spec.table
+    n = len(idx)
+    lens = s.pile_len[idx].astype(np.int64)
     cards = pile_by_depth(s, idx)
-    n, depth = cards.shape
+    depth = cards.shape[1]
+    meld_ok = np.zeros((n, depth), dtype=bool)
+    lay_ok = np.zeros((n, depth), dtype=bool)
     if depth == 0:
-        empty = np.zeros((n, 0), dtype=bool)
-        return cards, empty, empty
-    rows = np.arange(n)
-    shallow = np.full((n, NUM_KINDS + 1), _FAR, dtype=np.int16)
-    for d in range(depth - 1, -1, -1):
-        shallow[rows, cards[:, d]] = d
-    avail = np.where(hand > 0, np.int16(-1), shallow[:, :NUM_KINDS])
-    joker = cards == JOKER
-    valid = cards >= 0
-    jokers_above = hand[:, JOKER, None] + np.cumsum(joker, axis=1) - joker
-    levels = np.arange(depth)[None, :, None]
-    natural = np.where(joker | ~valid, 0, cards)
-    partners = table.partners[natural].astype(np.int64)
-    r3 = rows[:, None, None]
-    missing = (avail[r3, partners[..., 0]] >= levels).astype(np.int16) + (avail[r3, partners[..., 1]] >= levels)
-    fits = (table.of_card[natural] >= 0) & (missing <= jokers_above[:, :, None])
-    meld_ok = fits.any(axis=2) & valid & ~joker
-    jr, jd = np.nonzero(joker)
-    if len(jr):
-        seen = (avail[jr] < jd[:, None]).astype(np.float32)
+        return cards, meld_ok, lay_ok
+    row, level = np.nonzero(cards >= 0)
+    card = cards[row, level].astype(np.int64)
+    shallow = -_lowest(-s.pile_pos[idx].transpose(0, 2, 1).astype(np.int64))
+    avail = np.where(hand > 0, -1, np.where(shallow > 0, lens[:, None] - shallow, _FAR))
+    jokers = _joker_depths(s, idx, lens)
+    held = hand[:, JOKER].astype(np.int64)
+    first = jokers[:, 0] + 1
+    second = jokers[:, 1] + 1 if jokers.shape[1] > 1 else np.full(n, _FAR)
+    one_joker = np.where(held >= 1, 0, first)
+    two_jokers = np.where(held >= 2, 0, np.where(held == 1, first, second))
+    partners = table.partners[card]
+    first_other = avail[row[:, None], partners[:, :, 0]]
+    second_other = avail[row[:, None], partners[:, :, 1]]
+    hi, lo = np.maximum(first_other, second_other), np.minimum(first_other, second_other)
+    threshold = np.minimum(np.minimum(hi + 1, np.maximum(lo + 1, one_joker[row, None])), two_jokers[row, None])
+    threshold = _lowest(np.where(table.of_card[card] >= 0, threshold, _FAR))
+    natural = card != JOKER
+    meld_flat = natural & (level >= threshold)
+    wild = np.flatnonzero(~natural)
+    if len(wild):
+        r, d = row[wild], level[wild]
+        seen = (avail[r] < d[:, None]).astype(np.float32)
         lacking = 3 - seen @ table.matrix
-        ok = table.enabled & (lacking >= 1) & (lacking <= jokers_above[jr, jd][:, None] + 1)
-        ok &= ~table.is_group | (lacking <= 2)
-        meld_ok[jr, jd] = ok.any(axis=1)
-    lay_ok = table_fits(s, idx, np.where(valid, cards, 0)) & valid
+        above = held[r] + (jokers[r] < d[:, None]).sum(axis=1)
+        ok = table.enabled & (lacking >= 1) & (lacking <= above[:, None] + 1) & (~table.is_group | (lacking <= 2))
+        meld_flat[wild] = ok.any(axis=1)
+    meld_ok[row, level] = meld_flat
+    lay_ok[row, level] = table_fits(s, idx[row], card)
     return cards, meld_ok, lay_ok
 
 
@@ -110,62 +142,92 @@ def draw_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> Non
     out[idx, start : start + depth] = takes
 
 
+@dataclass(frozen=True)
+class PlacementTable:
+    """Static facts about the placement columns (melds, lay-offs, joker lay-offs), contiguous in the layout."""
+
+    start: int
+    stop: int
+    meld: np.ndarray  # bool [W] meld columns
+    used: np.ndarray  # int64 [W] cards a placement takes from the hand
+    max_lacking: np.ndarray  # int64 [104] jokers a pattern may use (-1 if disabled)
+    obliging: np.ndarray  # bool [53, W] placements that meld the obliged card (joker melds are decided live)
+    top_use: np.ndarray  # int64 [53, W] copies of the top-taken card a placement plays
+
+
+@lru_cache(maxsize=None)
+def placement_table(rules) -> PlacementTable:
+    """Build the placement table of a rules configuration."""
+    spec = game_spec(rules)
+    table, layout = spec.table, spec.layout
+    start, stop = layout.start(MELD), layout.start(JOKER_GROUP) + NUM_RANKS
+    column = {kind: layout.start(kind) - start for kind in (MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP)}
+    width = stop - start
+    meld = np.zeros(width, dtype=bool)
+    meld[: NUM_PATTERNS] = True
+    used = np.where(meld, 3, 1)
+    obliging = np.zeros((NUM_KINDS, width), dtype=bool)
+    obliging[:NUM_NATURAL, :NUM_PATTERNS] = table.matrix[:NUM_NATURAL] > 0
+    cards = np.arange(NUM_NATURAL)
+    obliging[cards, column[LAYOFF_RUN] + cards] = True
+    obliging[cards, column[LAYOFF_GROUP] + cards] = True
+    obliging[JOKER, column[JOKER_RUN] :] = True
+    top_use = obliging.astype(np.int64)
+    max_lacking = np.where(table.enabled, np.where(table.is_group, 2, 3), -1)
+    return PlacementTable(start, stop, meld, used, max_lacking, obliging, top_use)
+
+
 def play_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> None:
-    """Fill the mask of games in the play phase: melds, lay-offs, discards."""
-    rules, table, layout = spec.rules, spec.table, spec.layout
-    n = len(idx)
-    rows = np.arange(n)
+    """Fill the mask of games in the play phase: melds, lay-offs and joker lay-offs (discards come later)."""
+    rules, table = spec.rules, spec.table
+    place = placement_table(rules)
     hand = acting_hand(s, idx)
-    total = hand.sum(axis=1, dtype=np.int64)
-    jokers = hand[:, JOKER] > 0
-    lacking = 3 - (hand > 0).astype(np.float32) @ table.matrix
-    melds = table.enabled & (lacking <= hand[:, JOKER, None]) & (~table.is_group | (lacking <= 2))
+    jokers = hand[:, JOKER].astype(np.int64)
+    lacking = 3 - ((hand > 0).astype(np.float32) @ table.matrix).astype(np.int64)
+    allowed = np.empty((len(idx), place.stop - place.start), dtype=bool)
+    col = place.start
+    np.less_equal(lacking, np.minimum(jokers[:, None], place.max_lacking), out=allowed[:, :NUM_PATTERNS])
     held = hand[:, :NUM_NATURAL] > 0
     run_open = s.accept_run[idx, :NUM_NATURAL] > 0
     group_open = s.accept_group[idx, :NUM_NATURAL] > 0
-    lay_run, lay_group = held & run_open, held & group_open
-    joker_run = jokers[:, None] & run_open
-    joker_group = jokers[:, None] & (s.open_groups[idx] > 0)
-
-    obliged = s.obliged[idx].astype(np.int64)
-    bound = obliged >= 0
-    if bound.any():
-        natural = bound & (obliged != JOKER)
-        wild = obliged == JOKER
-        target = np.where(natural, obliged, NUM_KINDS - 1)
-        melds &= ~bound[:, None] | (natural[:, None] & (table.matrix[target] > 0)) | (wild[:, None] & (lacking >= 1))
-        only = np.arange(NUM_NATURAL)[None, :] == target[:, None]
-        lay_run &= ~bound[:, None] | only
-        lay_group &= ~bound[:, None] | only
-        joker_run &= ~bound[:, None] | wild[:, None]
-        joker_group &= ~bound[:, None] | wild[:, None]
-        new_only = s.obliged_new[idx][:, None]
-        lay_run &= ~new_only
-        lay_group &= ~new_only
-        joker_run &= ~new_only
-        joker_group &= ~new_only
-        if rules.rummy_calls == "last_discard":
-            melds &= ~s.called[idx][:, None]
-
+    has_joker = (jokers > 0)[:, None]
+    for kind, fits in ((LAYOFF_RUN, held & run_open), (LAYOFF_GROUP, held & group_open), (JOKER_RUN, has_joker & run_open)):
+        allowed[:, spec.layout.start(kind) - col : spec.layout.start(kind) - col + NUM_NATURAL] = fits
+    allowed[:, spec.layout.start(JOKER_GROUP) - col :] = has_joker & (s.open_groups[idx] > 0)
+    bound = np.flatnonzero(s.obliged[idx] >= 0)
+    if len(bound):
+        allowed[bound] &= _obliging(rules, place, s, idx[bound], lacking[bound])
+    total = hand.sum(axis=1, dtype=np.int64)
     top = s.top_taken[idx].astype(np.int64)
-    top_count = np.where(top >= 0, hand[rows, np.maximum(top, 0)], 0)
-    keep_ok = _keeps_a_discard(rules.going_out, total, top, top_count)
-    natural_top = ((top >= 0) & (top != JOKER) & (top_count > 0))[:, None]
-    in_pattern = table.matrix[np.maximum(top, 0)] > 0
-    used_top = np.where(natural_top & in_pattern, 1, lacking * (top == JOKER)[:, None])
-    melds &= keep_ok(3, used_top)
-    lay_used_top = (np.arange(NUM_NATURAL)[None, :] == top[:, None]).astype(np.int64)
-    lay_run &= keep_ok(1, lay_used_top)
-    lay_group &= keep_ok(1, lay_used_top)
-    joker_keep = keep_ok(1, np.broadcast_to((top == JOKER)[:, None].astype(np.int64), (n, 1)))
-    joker_run &= joker_keep
-    joker_group &= joker_keep
+    tight = np.flatnonzero((top >= 0) | (total <= 3))
+    if len(tight):
+        allowed[tight] &= _keeps_a_discard(rules, place, hand[tight], total[tight], top[tight], lacking[tight])
+    out[idx, place.start : place.stop] = allowed
 
-    out[idx, layout.block(MELD)] = melds
-    out[idx, layout.block(LAYOFF_RUN)] = lay_run
-    out[idx, layout.block(LAYOFF_GROUP)] = lay_group
-    out[idx, layout.block(JOKER_RUN)] = joker_run
-    out[idx, layout.block(JOKER_GROUP)] = joker_group
+
+def _obliging(rules, place: PlacementTable, s: State, games: np.ndarray, lacking: np.ndarray) -> np.ndarray:
+    """``[b, W]`` placements that meld each game's obliged card (as the rules want it melded)."""
+    obliged = s.obliged[games].astype(np.int64)
+    allowed = place.obliging[obliged].copy()
+    wild = obliged == JOKER
+    allowed[:, :NUM_PATTERNS] |= wild[:, None] & (lacking >= 1)
+    allowed &= ~(s.obliged_new[games][:, None] & ~place.meld)
+    if rules.rummy_calls == "last_discard":
+        allowed &= ~(s.called[games][:, None] & place.meld)
+    return allowed
+
+
+def _keeps_a_discard(rules, place: PlacementTable, hand, total, top, lacking) -> np.ndarray:
+    """``[t, W]`` placements after which the turn can still end legally: an empty hand where going out
+    by melding is allowed, or a card left that may be discarded (not a copy of the card taken alone from the top)."""
+    rows = np.arange(len(top))
+    top_count = np.where(top >= 0, hand[rows, np.maximum(top, 0)], 0).astype(np.int64)
+    used_top = np.where((top >= 0)[:, None], place.top_use[np.maximum(top, 0)], 0)
+    used_top[:, :NUM_PATTERNS] = np.where((top == JOKER)[:, None], lacking, used_top[:, :NUM_PATTERNS])
+    used_top = np.minimum(used_top, top_count[:, None])
+    left = total[:, None] - place.used
+    melding_out_ok = rules.going_out != "discard_required"
+    return ((left == 0) & melding_out_ok) | ((left >= 1) & (left - (top_count[:, None] - used_top) >= 1))
 
 
 def discard_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> None:
@@ -200,22 +262,8 @@ def _layoff_offered(layout, out: np.ndarray, idx: np.ndarray, card: np.ndarray) 
     return np.where(card == JOKER, joker, offered)
 
 
-def _keeps_a_discard(going_out: str, total: np.ndarray, top: np.ndarray, top_count: np.ndarray):
-    """A test that playing ``used`` cards (``used_top`` of them copies of the top-taken card) leaves a legal end."""
-    melding_out_ok = going_out != "discard_required"
-
-    def check(used: int, used_top: np.ndarray) -> np.ndarray:
-        left = total[:, None] - used
-        left_top = top_count[:, None] - used_top
-        return ((left == 0) & melding_out_ok) | ((left >= 1) & (left - left_top >= 1))
-
-    return check
-
-
 def rummy_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> None:
     """Fill the mask of games in a "Rummy!" window: call at a depth, or pass."""
     layout = spec.layout
-    depths = callable_depths(spec, s, idx)
-    start = layout.start(RUMMY)
-    out[idx, start : start + depths.shape[1]] = depths
+    out[idx, layout.block(RUMMY)] = s.rummy_depths[idx]
     out[idx, layout.start(PASS)] = True

@@ -36,7 +36,7 @@ Nothing here depends on another hand's hidden cards or on the stock order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -58,12 +58,14 @@ class ObsLayout:
         """Length of the observation vector."""
         return self.sections[-1][2]
 
+    @cached_property
+    def slices(self) -> dict[str, slice]:
+        """Section name -> slice of the vector."""
+        return {name: slice(start, stop) for name, start, stop in self.sections}
+
     def slice(self, name: str) -> slice:
         """The slice of one section."""
-        for key, start, stop in self.sections:
-            if key == name:
-                return slice(start, stop)
-        raise KeyError(name)
+        return self.slices[name]
 
 
 @lru_cache(maxsize=None)
@@ -108,38 +110,47 @@ def _one_hot(out: np.ndarray, rows: np.ndarray, value: np.ndarray) -> None:
 def observe(spec: GameSpec, s: State, seats: np.ndarray) -> np.ndarray:
     """``float32 [G, obs_dim]`` each game as seen from ``seats[g]``."""
     layout = obs_layout(spec.players, spec.copies)
-    n, players, size = s.num_games, spec.players, float(spec.deck_size)
+    n, players = s.num_games, spec.players
     rows = np.arange(n)
     seats = np.asarray(seats, dtype=np.int64)
     order = (seats[:, None] + np.arange(players)) % players
-    relative = (np.arange(players)[None, :] - seats[:, None]) % players
     r2 = rows[:, None]
     obs = np.zeros((n, layout.size), dtype=np.float32)
 
-    def put(name: str, values) -> None:
-        obs[:, layout.slice(name)] = np.asarray(values).reshape(n, -1)
+    slices = layout.slices
+
+    def put(name: str, values: np.ndarray, scale: float = 1.0) -> None:
+        view = obs[:, slices[name]]
+        if values.shape != view.shape:
+            values = values.reshape(view.shape)
+        np.multiply(values, np.float32(scale), out=view, casting="unsafe")
 
     def seat_hot(name: str, seat: np.ndarray) -> None:
-        _one_hot(obs[:, layout.slice(name)], rows, np.where(seat >= 0, relative[rows, np.maximum(seat, 0)], -1))
+        _one_hot(obs[:, layout.slice(name)], rows, np.where(seat >= 0, (seat - seats) % players, -1))
 
     hands = s.hand[r2, order]
-    put("hand", hands[:, 0] * 0.5)
-    put("known", s.known[r2, order[:, 1:]] * 0.5)
-    put("placed", s.placed[r2, order] * 0.5)
-    put("table_jokers", s.table_jokers * 0.5)
+    put("hand", hands[:, 0], 0.5)
+    put("known", s.known[r2, order[:, 1:]], 0.5)
+    put("placed", s.placed[r2, order], 0.5)
+    put("table_jokers", s.table_jokers, 0.5)
     put("accept_run", s.accept_run[:, :NUM_NATURAL] > 0)
     put("accept_group", s.accept_group[:, :NUM_NATURAL] > 0)
-    put("pile", s.pile_pos / size)
-    put("pile_size", s.pile_len / size)
-    put("stock_size", s.stock_len / size)
-    put("hand_sizes", hands.sum(axis=2) / 13.0)
-    put("scores", s.scores[r2, order] / float(spec.rules.target_score))
-    put("melded_points", s.melded_points[r2, order] / 100.0)
-    put("turn_points", s.turn_points / 100.0)
+    size = 1.0 / spec.deck_size
+    put("pile", s.pile_pos, size)
+    put("pile_size", s.pile_len, size)
+    put("stock_size", s.stock_len, size)
+    put("hand_sizes", hands.sum(axis=2, dtype=np.int16), 1.0 / 13)
+    put("scores", s.scores[r2, order], 1.0 / spec.rules.target_score)
+    put("melded_points", s.melded_points[r2, order], 0.01)
+    put("turn_points", s.turn_points, 0.01)
     _one_hot(obs[:, layout.slice("phase")], rows, s.phase.astype(np.int64))
     seat_hot("to_act", s.current.astype(np.int64))
     seat_hot("dealer", s.dealer.astype(np.int64))
-    put("rummy_queue", (s.rummy_queue[:, :, None] == np.arange(players)).any(axis=1)[r2, order])
+    queued = s.rummy_queue.astype(np.int64)
+    queue_rows, queue_cols = np.nonzero(queued >= 0)
+    if len(queue_rows):
+        seat_col = (queued[queue_rows, queue_cols] - seats[queue_rows]) % players
+        obs[queue_rows, layout.slice("rummy_queue").start + seat_col] = 1.0
     put("floating", s.floating[r2, order])
     put("opened", s.opened[r2, order])
     _one_hot(obs[:, layout.slice("obliged")], rows, s.obliged.astype(np.int64))

@@ -50,6 +50,7 @@ class State:
     top_taken: np.ndarray  # int8 [G] card taken alone from the top this turn, or -1
     turn_points: np.ndarray  # int16 [G] points melded this turn
     rummy_queue: np.ndarray  # int8 [G, N] seats still to answer a Rummy! window, head first, -1 padded
+    rummy_depths: np.ndarray  # bool [G, K] pile depths open to a call in the current Rummy! window
     floating: np.ndarray  # bool [G, N]
     opened: np.ndarray  # bool [G, N] reached first_meld_minimum this hand
     melded_points: np.ndarray  # int16 [G, N] points melded and laid off this hand
@@ -127,6 +128,7 @@ def empty_state(num_games: int, num_players: int, deck_size: int, copies: int) -
         top_taken=z(g, fill=-1),
         turn_points=z(g, np.int16),
         rummy_queue=z((g, n), fill=NOBODY),
+        rummy_depths=z((g, k), bool),
         floating=z((g, n), bool),
         opened=z((g, n), bool),
         melded_points=z((g, n), np.int16),

@@ -137,6 +137,8 @@ def open_rummy_window(spec: GameSpec, s: State, idx: np.ndarray) -> None:
         begin_draw(spec, s, idx[~asked], following[~asked])
     win = idx[asked]
     if len(win):
+        s.rummy_depths[win] = False
+        s.rummy_depths[win, : depths.shape[1]] = depths[asked]
         s.phase[win] = RUMMY_PHASE
         s.rummy_queue[win] = NOBODY
         s.rummy_queue[win, : players - 1] = queue[asked]
@@ -237,10 +239,11 @@ def apply_actions(spec: GameSpec, s: State, actions: np.ndarray, active: np.ndar
     kinds = spec.layout.kind[actions]
     args = spec.layout.arg[actions].astype(np.int64)
     kinds = np.where(active, kinds, -1)
-    for kind in np.unique(kinds):
+    present = (int(kinds[0]),) if len(kinds) == 1 else np.unique(kinds).tolist()
+    for kind in present:
         if kind < 0:
             continue
-        idx = np.flatnonzero(kinds == kind)
-        APPLY[int(kind)](spec, s, idx, args[idx], rewards)
+        idx = np.arange(1) if len(kinds) == 1 else np.flatnonzero(kinds == kind)
+        APPLY[kind](spec, s, idx, args[idx], rewards)
     s.steps[active] += 1
     return rewards.astype(np.float32)
