@@ -30,4 +30,4 @@ def _games_by_phase(phase: np.ndarray) -> dict[int, np.ndarray]:
     """Phase -> indices of the games in it (only phases present)."""
     if len(phase) == 1:
         return {int(phase[0]): np.zeros(1, dtype=np.int64)}
-    return {p: np.flatnonzero(phase == p) for p in np.unique(phase).tolist()}
+    return {p: np.flatnonzero(phase == p) for p in np.flatnonzero(np.bincount(phase)).tolist()}

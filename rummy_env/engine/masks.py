@@ -199,7 +199,8 @@ def play_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> Non
         allowed[bound] &= _obliging(rules, place, s, idx[bound], lacking[bound])
     total = hand.sum(axis=1, dtype=np.int64)
     top = s.top_taken[idx].astype(np.int64)
-    tight = np.flatnonzero((top >= 0) | (total <= 3))
+    top_count = np.where(top >= 0, hand[np.arange(len(idx)), np.maximum(top, 0)], 0)
+    tight = np.flatnonzero(total - top_count <= 3)
     if len(tight):
         allowed[tight] &= _keeps_a_discard(rules, place, hand[tight], total[tight], top[tight], lacking[tight])
     out[idx, place.start : place.stop] = allowed

@@ -239,7 +239,7 @@ def apply_actions(spec: GameSpec, s: State, actions: np.ndarray, active: np.ndar
     kinds = spec.layout.kind[actions]
     args = spec.layout.arg[actions].astype(np.int64)
     kinds = np.where(active, kinds, -1)
-    present = (int(kinds[0]),) if len(kinds) == 1 else np.unique(kinds).tolist()
+    present = (int(kinds[0]),) if len(kinds) == 1 else (np.flatnonzero(np.bincount(kinds + 1)) - 1).tolist()
     for kind in present:
         if kind < 0:
             continue
