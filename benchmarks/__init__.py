@@ -1,0 +1,1 @@
+"""Speed measurements for rummy-env (not part of the installed package; run from the repo root)."""
