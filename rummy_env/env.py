@@ -45,14 +45,16 @@ class raw_env(AECEnv, EzPickle):
         rules: Rules | dict | None = None,
         render_mode: str | None = None,
         max_steps: int | None = None,
+        reveal: bool = False,
         **rule_overrides: Any,
     ) -> None:
-        EzPickle.__init__(self, rules, render_mode, max_steps, **rule_overrides)
+        EzPickle.__init__(self, rules, render_mode, max_steps, reveal, **rule_overrides)
         super().__init__()
         self.rules = _make_rules(rules, rule_overrides)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
+        self.reveal = bool(reveal)
         self.engine = Engine(self.rules, num_games=1, seed=0, max_steps=max_steps)
         self.spec = self.engine.spec
         self.possible_agents = [f"player_{i}" for i in range(self.rules.players)]
@@ -139,11 +141,12 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def render(self, reveal: bool = False) -> str | None:
-        """``ansi``: the table as a string; ``human``: print it. Hands are shown for the agent to act."""
+    def render(self, reveal: bool | None = None) -> str | None:
+        """``ansi``: the table as a string; ``human``: print it. Only the acting hand is shown unless ``reveal``."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        reveal = self.reveal if reveal is None else reveal
         text = render_table(self.spec, self.engine.state, 0, reveal=reveal)
         if self.render_mode == "human":
             print(text)
