@@ -4,8 +4,9 @@ The schema is SPEC.md's: ``hands``, ``discard`` (bottom first), ``stock`` (top
 first, optional), ``melds``, ``current_player``, ``scores``, ``dealer``, plus the
 keys ``state_dict()`` adds (``phase``, ``melded_points``, ``obliged``,
 ``top_taken``, ``rummy_queue``, ``floating``, ``opened``, ``known``,
-``hand_scores``) and three of this library's (``discarder``, ``called``,
-``turn_points``) so that a saved position restores exactly.
+``hand_scores``) and this library's ``discarder``, ``called``, ``turn_points``
+(the turn in progress) and ``seed``, ``shuffles``, ``hand_no`` (the game's
+random stream), so that a saved position restores exactly, future deals included.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ STATE_KEYS = (
     "discarder",
     "called",
     "turn_points",
+    "seed",
+    "shuffles",
+    "hand_no",
 )
 
 
@@ -191,6 +195,13 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
     return points
 
 
+def _count_key(scenario: Mapping[str, Any], key: str, default: int) -> int:
+    value = scenario.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        _fail(f"{key} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
 def _count(cards: list[int]) -> np.ndarray:
     return np.bincount(np.asarray(cards, dtype=np.int64), minlength=NUM_KINDS)
 
@@ -209,7 +220,9 @@ def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> Sta
     if not isinstance(hands, (list, tuple)) or len(hands) != players:
         _fail(f"'hands' must hold {players} lists of cards (one per player), got {hands!r}")
     s = empty_state(1, players, spec.deck_size, spec.copies)
-    s.seed[0] = np.uint64(seed % 2**64)
+    s.seed[0] = np.uint64(_count_key(scenario, "seed", seed) % 2**64)
+    s.shuffles[0] = _count_key(scenario, "shuffles", 0)
+    s.hand_no[0] = _count_key(scenario, "hand_no", 0)
     hand_cards = [_cards(h, f"hands[{p}]") for p, h in enumerate(hands)]
     pile = _cards(scenario.get("discard", []), "discard")
     melds = [_parse_meld(spec, m, i) for i, m in enumerate(scenario.get("melds", []) or [])]
@@ -372,6 +385,9 @@ def state_dict(spec: GameSpec, s: State, g: int) -> dict[str, Any]:
         "discarder": None if s.discarder[g] < 0 else int(s.discarder[g]),
         "called": bool(s.called[g]),
         "turn_points": int(s.turn_points[g]),
+        "seed": int(s.seed[g]),
+        "shuffles": int(s.shuffles[g]),
+        "hand_no": int(s.hand_no[g]),
     }
 
 
