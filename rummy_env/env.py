@@ -107,6 +107,8 @@ class raw_env(AECEnv, EzPickle):
         if scenario is not None:
             self.engine.load_state([0], load_scenario(self.spec, scenario, int(seed)))
         self._reset_bookkeeping()
+        if self.engine.done[0]:
+            self.terminations = dict.fromkeys(self.agents, True)
         if self.render_mode == "human":
             self.render()
 

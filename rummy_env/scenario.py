@@ -7,6 +7,8 @@ keys ``state_dict()`` adds (``phase``, ``melded_points``, ``obliged``,
 ``hand_scores``) and this library's ``discarder``, ``called``, ``turn_points``
 (the turn in progress) and ``seed``, ``shuffles``, ``hand_no`` (the game's
 random stream), so that a saved position restores exactly, future deals included.
+An omitted ``stock`` is always shuffled from the ``reset`` seed; later deals follow
+the scenario's ``seed`` and ``shuffles`` when it has them, else the ``reset`` seed.
 """
 
 from __future__ import annotations
@@ -220,8 +222,7 @@ def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> Sta
     if not isinstance(hands, (list, tuple)) or len(hands) != players:
         _fail(f"'hands' must hold {players} lists of cards (one per player), got {hands!r}")
     s = empty_state(1, players, spec.deck_size, spec.copies)
-    s.seed[0] = np.uint64(_count_key(scenario, "seed", seed) % 2**64)
-    s.shuffles[0] = _count_key(scenario, "shuffles", 0)
+    s.seed[0] = np.uint64(seed % 2**64)
     s.hand_no[0] = _count_key(scenario, "hand_no", 0)
     hand_cards = [_cards(h, f"hands[{p}]") for p, h in enumerate(hands)]
     pile = _cards(scenario.get("discard", []), "discard")
@@ -233,6 +234,9 @@ def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> Sta
         used += _count([kind for kind, _ in meld["placed"]])
     _check_counts(spec, used, "the hands, discard pile and melds")
     stock = _stock(spec, s, scenario, used)
+    if "seed" in scenario:
+        s.seed[0] = np.uint64(_count_key(scenario, "seed", seed) % 2**64)
+        s.shuffles[0] = _count_key(scenario, "shuffles", 0)
     for p, cards in enumerate(hand_cards):
         s.hand[0, p] = _count(cards)
     for card in pile:

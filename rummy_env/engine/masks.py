@@ -17,6 +17,7 @@ from ..actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOF
 from ..cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..melds import NUM_PATTERNS
 from .piles import pile_by_depth
+from .search import acting_cards, opened_or_reached, turn_search
 from .spec import GameSpec, game_spec
 from .state import State
 
@@ -133,12 +134,16 @@ def draw_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> Non
         meld_ok = meld_ok & (total[:, None] + levels >= 3)
         lay_ok = lay_ok & (total[:, None] + levels >= 1)
     takes = meld_ok | lay_ok
-    if not rules.take_top_requires_meld:
-        top = cards[:, 0]
-        others = total - hand[np.arange(len(idx)), top]
-        floating_layoff = (total == 0) & table_fits(s, idx, top) & (rules.going_out != "discard_required")
-        takes[:, 0] = (top >= 0) & ((others >= 1) | floating_layoff)
+    top = cards[:, 0]
+    others = total - hand[np.arange(len(idx)), np.maximum(top, 0)]
+    alone = (top >= 0) & (others >= 1)
+    takes[:, 0] = alone if not rules.take_top_requires_meld else takes[:, 0] & alone
     start = layout.start(TAKE)
+    stuck = np.flatnonzero((top >= 0) & (others == 0) & (rules.going_out != "discard_required"))
+    if len(stuck):
+        games = idx[stuck]
+        roots = np.full(len(stuck), start)
+        takes[stuck, 0] = turn_search(spec, s, games, s.current[games], roots, _went_out, _holds_cards, play_mask)
     out[idx, start : start + depth] = takes
 
 
@@ -202,8 +207,24 @@ def play_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> Non
     top_count = np.where(top >= 0, hand[np.arange(len(idx)), np.maximum(top, 0)], 0)
     tight = np.flatnonzero(total - top_count <= 3)
     if len(tight):
-        allowed[tight] &= _keeps_a_discard(rules, place, hand[tight], total[tight], top[tight], lacking[tight])
+        before = allowed[tight]
+        keeps, stranded = _keeps_a_discard(rules, place, hand[tight], total[tight], top[tight], lacking[tight])
+        allowed[tight] = before & keeps
+        row, column = np.nonzero(before & stranded)
+        if len(row):
+            games = idx[tight[row]]
+            out_ok = turn_search(spec, s, games, s.current[games], place.start + column, _went_out, _holds_cards, play_mask)
+            allowed[tight[row[out_ok]], column[out_ok]] = True
     out[idx, place.start : place.stop] = allowed
+
+
+def _went_out(spec: GameSpec, s: State) -> np.ndarray:
+    """The hand is empty, and the turn met ``first_meld_minimum`` if it had to."""
+    return (acting_cards(s).sum(axis=1) == 0) & opened_or_reached(spec, s)
+
+
+def _holds_cards(spec: GameSpec, s: State) -> np.ndarray:
+    return acting_cards(s).sum(axis=1) > 0
 
 
 def _obliging(rules, place: PlacementTable, s: State, games: np.ndarray, lacking: np.ndarray) -> np.ndarray:
@@ -218,17 +239,20 @@ def _obliging(rules, place: PlacementTable, s: State, games: np.ndarray, lacking
     return allowed
 
 
-def _keeps_a_discard(rules, place: PlacementTable, hand, total, top, lacking) -> np.ndarray:
-    """``[t, W]`` placements after which the turn can still end legally: an empty hand where going out
-    by melding is allowed, or a card left that may be discarded (not a copy of the card taken alone from the top)."""
+def _keeps_a_discard(rules, place: PlacementTable, hand, total, top, lacking) -> tuple[np.ndarray, np.ndarray]:
+    """``[t, W]`` placements after which the turn can end at once: an empty hand where going out by
+    melding is allowed, or a card left that may be discarded (not a copy of the card taken alone from
+    the top); and ``[t, W]`` placements that leave only such copies, which must then all be melded too."""
     rows = np.arange(len(top))
     top_count = np.where(top >= 0, hand[rows, np.maximum(top, 0)], 0).astype(np.int64)
     used_top = np.where((top >= 0)[:, None], place.top_use[np.maximum(top, 0)], 0)
     used_top[:, :NUM_PATTERNS] = np.where((top == JOKER)[:, None], lacking, used_top[:, :NUM_PATTERNS])
     used_top = np.minimum(used_top, top_count[:, None])
     left = total[:, None] - place.used
+    discardable = left - (top_count[:, None] - used_top)
     melding_out_ok = rules.going_out != "discard_required"
-    return ((left == 0) & melding_out_ok) | ((left >= 1) & (left - (top_count[:, None] - used_top) >= 1))
+    keeps = ((left == 0) & melding_out_ok) | ((left >= 1) & (discardable >= 1))
+    return keeps, (left >= 1) & (discardable == 0) & melding_out_ok
 
 
 def discard_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> None:

@@ -13,94 +13,27 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, RUMMY, TAKE
-from ..cards import CARD_RANK
 from .masks import play_mask
-from .piles import call_rummy, take_from_pile
+from .search import acting_cards, turn_search
 from .spec import GameSpec
 from .state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE, State
-from .table import create_meld, extend_group, extend_run
 
 _PLACEMENTS = (MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP)
-_HASH_SEED = 0x5EED
 
 
-def place(spec: GameSpec, s: State, idx: np.ndarray, kind: int, arg: np.ndarray) -> np.ndarray:
-    """Put down a meld or lay off (action block ``kind``, argument ``arg``); returns the points."""
-    if kind == MELD:
-        return create_meld(spec, s, idx, arg)
-    if kind in (LAYOFF_RUN, JOKER_RUN):
-        return extend_run(spec, s, idx, arg, np.full(len(idx), kind == JOKER_RUN))
-    if kind == LAYOFF_GROUP:
-        return extend_group(spec, s, idx, CARD_RANK[arg].astype(np.int64), arg)
-    return extend_group(spec, s, idx, arg, np.full(len(idx), -1))
+def _reached(spec: GameSpec, s: State) -> np.ndarray:
+    return s.turn_points >= spec.rules.first_meld_minimum
 
 
-def _apply(spec: GameSpec, s: State, actions: np.ndarray) -> None:
-    """Apply a root or search move (take, call, meld, lay-off) to every row of ``s``, without transitions."""
-    layout = spec.layout
-    kinds, args = layout.kind[actions], layout.arg[actions].astype(np.int64)
-    for kind in np.unique(kinds):
-        idx = np.flatnonzero(kinds == kind)
-        if kind == TAKE:
-            take_from_pile(spec, s, idx, args[idx])
-        elif kind == RUMMY:
-            call_rummy(s, idx, args[idx])
-        else:
-            s.turn_points[idx] += place(spec, s, idx, int(kind), args[idx]).astype(np.int16)
-            s.obliged[idx] = -1
-            s.obliged_new[idx] = False
-
-
-def _fingerprint(spec: GameSpec, s: State, root: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each node's root, actor's hand and table, to merge transpositions."""
-    rows = np.arange(s.num_games)
-    parts = [
-        root[:, None],
-        s.hand[rows, s.current],
-        s.meld_len,
-        s.meld_lo,
-        s.meld_suits,
-        s.turn_points[:, None],
-    ]
-    features = np.concatenate([p.astype(np.int64) for p in parts], axis=1)
-    weights = np.random.default_rng(_HASH_SEED).integers(1, 2**62, size=features.shape[1], dtype=np.int64)
-    with np.errstate(over="ignore"):
-        return (features * weights).sum(axis=1)
+def _can_still_reach(spec: GameSpec, s: State) -> np.ndarray:
+    hand = acting_cards(s)
+    best = s.turn_points.astype(np.int64) + hand @ spec.table.values.astype(np.int64)
+    return (hand.sum(axis=1) > 0) & (best >= spec.rules.first_meld_minimum)
 
 
 def reaches_minimum(spec: GameSpec, s: State, games: np.ndarray, seats: np.ndarray, roots: np.ndarray) -> np.ndarray:
     """For each (game, seat, root action): can that seat's turn reach ``first_meld_minimum`` after the root?"""
-    need = spec.rules.first_meld_minimum
-    layout = spec.layout
-    success = np.zeros(len(roots), dtype=bool)
-    if not len(roots):
-        return success
-    nodes = s.take(games)
-    nodes.current[:] = seats
-    _apply(spec, nodes, roots)
-    root = np.arange(len(roots))
-    values = spec.table.values
-    while len(root):
-        hand = nodes.hand[np.arange(len(root)), nodes.current]
-        points = nodes.turn_points.astype(np.int64)
-        reached = points >= need
-        success[root[reached]] = True
-        alive = ~success[root] & (hand.sum(axis=1) > 0) & (points + hand @ values >= need)
-        if not alive.any():
-            break
-        nodes, root = nodes.take(np.flatnonzero(alive)), root[alive]
-        nodes.phase[:] = PLAY_PHASE
-        mask = np.zeros((len(root), layout.num_actions), dtype=bool)
-        play_mask(spec, nodes, np.arange(len(root)), mask)
-        parent, action = np.nonzero(mask)
-        if not len(parent):
-            break
-        children = nodes.take(parent)
-        _apply(spec, children, action)
-        keys = _fingerprint(spec, children, root[parent])
-        _, first = np.unique(keys, return_index=True)
-        nodes, root = children.take(first), root[parent][first]
-    return success
+    return turn_search(spec, s, games, seats, roots, _reached, _can_still_reach, play_mask)
 
 
 def seats_can_call(spec: GameSpec, s: State, idx: np.ndarray, seats: np.ndarray, depths: np.ndarray) -> np.ndarray:

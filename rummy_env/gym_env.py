@@ -1,0 +1,72 @@
+"""``RummyGymEnv``: one game as a single-agent gymnasium env (a learner seat against opponents), with ``action_masks()``.
+
+Illegal actions are replaced by the lowest legal one (``info["illegal_action"]``)
+unless ``illegal="raise"``, so unmasked algorithms and env checkers can run it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+
+from .rules import Rules
+from .vector import RummyVecEnv
+
+
+class RummyGymEnv(gymnasium.Env):
+    """The learner's seat of one game; opponents play in between (see ``RummyVecEnv``, whose one game it runs)."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        rules: Rules | dict | None = None,
+        opponents: Sequence[Any] = ("random",),
+        opponent_weights: Sequence[float] | None = None,
+        learner_seat: int | str = "random",
+        max_steps: int = 3000,
+        illegal: str = "replace",
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.vec = RummyVecEnv(1, rules, opponents, opponent_weights, learner_seat, False, 0, max_steps, illegal)
+        self.observation_space = self.vec.observation_space
+        self.action_space = self.vec.action_space
+        self._obs: np.ndarray | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """Deal a new game (reproducibly from ``seed``) and play the opponents up to the learner's turn."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self.vec.seed(seed)
+        self._obs = self.vec.reset()[0]
+        return self._obs, {"seat": int(self.vec.learner[0])}
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Play the learner's action and the opponents' replies."""
+        obs, rewards, dones, infos = self.vec.step(np.array([int(action)]))
+        info = dict(infos[0])
+        terminated = truncated = False
+        if dones[0]:
+            truncated = bool(info.pop("TimeLimit.truncated"))
+            terminated = not truncated
+            obs = info.pop("terminal_observation")[None]
+        self._obs = obs[0]
+        return self._obs, float(rewards[0]), terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """``bool [A]`` the learner's legal actions."""
+        return self.vec.action_masks()[0]
+
+    def render(self) -> str | None:
+        """``ansi``: the table as the learner sees it."""
+        if self.render_mode != "ansi":
+            return None
+        from .render import render_table
+
+        engine = self.vec.engine
+        return render_table(engine.spec, engine.state, 0, viewer=int(self.vec.learner[0]))

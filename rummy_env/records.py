@@ -1,0 +1,802 @@
+"""Game records: JSON lines written while playing, replayed exactly, loaded as a table of decisions.
+
+A record file holds one or more games. Each game is three kinds of lines, all
+with ``"type"`` and the game's ``"id"`` (unique within the file), written
+together when the game finishes::
+
+    {"type": "game", "id": 0, "version": 1, "rules": {...Rules.to_dict()...},
+     "players": ["strategic", "greedy"], "meta": {...}, "start": {...state_dict()...}}
+    {"type": "move", "id": 0, "step": 0, "seat": 0, "phase": "draw", "action": "take 4"}
+    ...
+    {"type": "result", "id": 0, "steps": 231, "hands": 5, "scores": [510, 340],
+     "winner": 0, "truncated": false, "aborted": false, "rewards": [1.0, -1.0],
+     "final": {...state_dict()...}}
+
+``start`` is the position the game started from; it carries the game's random
+stream (``seed``, ``shuffles``, ``hand_no``), so loading it as a scenario deals
+the same future hands, and the recorded actions replay the game exactly
+(``replay``). ``players`` names who sat in each seat (free text), ``meta`` is
+free (agent seeds, the run's config, ...).
+
+Writing, on the batched engine (any batch, games finishing at any time)::
+
+    writer = RecordWriter("games.jsonl", engine.rules)
+    engine.reset(seeds=seeds)
+    writer.start(engine, games=np.arange(G), ids=game_ids, players=names)   # after every (re)set
+    while ...:
+        writer.log(engine, live_games, actions[live_games])        # before engine.step
+        result = engine.step(actions)
+        ended = np.flatnonzero(result.done | result.truncated)
+        writer.finish(engine, ended, truncated=result.truncated[ended],
+                      rewards=result.rewards[ended])               # before those games are reset
+    writer.close()
+
+``record_games(rules, agents, seats, seeds, writer)`` does all of this for a
+schedule of games (like ``agents.arena.play_games``, recording everything).
+
+Reading: ``read_records(path)`` returns ``GameRecord`` dicts
+(``header``, ``moves``, ``result``); ``replay(record)`` plays one through the
+PettingZoo env and checks the final position; ``replay_batch(records, before,
+after)`` replays many at once on the engine (e.g. to ask another agent what it
+would play in the same positions); ``load_decisions(paths)`` returns a
+``pandas.DataFrame`` with one row per decision (``DECISION_COLUMNS``),
+``load_hands`` one row per finished hand and seat, ``load_games`` one per game.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from .actions import DISCARD, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, RUMMY, TAKE
+from .actions import DRAW as DRAW_KIND
+from .actions import PASS as PASS_KIND
+from .actions import STOP as STOP_KIND
+from .cards import card_str
+from .engine import Engine
+from .engine.state import GAME_OVER, PHASE_NAMES
+from .rules import Rules
+from .scenario import load_scenario, state_dict
+
+RECORD_VERSION = 1
+
+#: the columns of ``load_decisions``, in order
+DECISION_COLUMNS = (
+    "game",  # the game's id in its file (``file`` tells files apart)
+    "file",  # the record file (or "" for in-memory records)
+    "step",  # decision number in the game, from 0
+    "hand",  # hand number in the game, from 0
+    "turn",  # the acting seat's turn number in this hand, from 1 (a turn starts with draw/take/stop/rummy)
+    "seat",  # seat that acted
+    "player",  # the name the header gives that seat
+    "phase",  # draw / play / rummy
+    "action",  # the action string
+    "type",  # draw / take / meld / layoff / discard / rummy / pass / stop
+    "cards",  # the cards the action moves, as a space-separated string ("" for draw/stop/pass)
+    "card",  # the main card: discarded, laid off, or the deepest card taken/called ("" otherwise)
+    "depth",  # take/rummy depth (-1 otherwise)
+    "n_taken",  # cards taken from the pile (take/rummy), else 0
+    "points",  # points this action melded/laid off for the actor
+    "jokers",  # jokers the action places on the table (a meld's missing cards, a joker lay-off)
+    "discard_points",  # value of the discarded card (0 for other actions)
+    "hand_size",  # cards in the actor's hand before the action
+    "stock",  # stock size before the action
+    "pile",  # discard pile size before the action
+    "n_legal",  # legal actions offered
+    "rummy_possible",  # a "Rummy!" call was legal (rummy phase)
+    "rummy_call",  # the action is a "Rummy!" call
+    "missed_rummy",  # passed although a call was legal
+    "obliged",  # the action melds an obliged card (after a deep take or a call)
+    "hand_end",  # the hand ended with this action
+    "went_out",  # the hand ended with this action and the actor went out
+    "reward",  # the actor's reward for this step
+)
+
+
+class ReplayError(AssertionError):
+    """A record does not replay: wrong seat, an illegal action, or a different final position."""
+
+
+# --------------------------------------------------------------------------- writing
+@dataclass
+class _Open:
+    header: dict
+    moves: list = field(default_factory=list)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"cannot write {type(value).__name__} to a game record")
+
+
+def _dumps(line: Mapping[str, Any]) -> str:
+    return json.dumps(line, default=_json_default, separators=(",", ":"))
+
+
+class RecordWriter:
+    """Records the games of one ``Engine`` (or several, one writer each) to a JSON-lines file.
+
+    ``path``: a file to write (``.jsonl``; parent folders are created), an open
+    text stream, or ``None`` to keep records in memory only. ``keep=True`` also
+    keeps every finished ``GameRecord`` in ``self.records``. Games are keyed by
+    their engine index (slot); a slot must be ``finish``-ed before ``start`` is
+    called on it again. Lines of one game are written together at ``finish``.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike | io.TextIOBase | None = None,
+        rules: Rules | None = None,
+        meta: Mapping[str, Any] | None = None,
+        keep: bool | None = None,
+        append: bool = False,
+    ) -> None:
+        self.rules = rules
+        self.meta = dict(meta or {})
+        self.keep = path is None if keep is None else bool(keep)
+        self.records: list[GameRecord] = []
+        self.games_written = 0
+        self.path: Path | None = None
+        self._own_stream = False
+        self._stream: io.TextIOBase | None = None
+        if isinstance(path, (str, os.PathLike)):
+            self.path = Path(path)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._stream = open(self.path, "a" if append else "w", encoding="utf-8")
+            self._own_stream = True
+        elif path is not None:
+            self._stream = path
+        self._open: dict[int, _Open] = {}
+        self._next_id = 0
+
+    # -- the three calls
+    def start(
+        self,
+        engine: Engine,
+        games: Sequence[int] | np.ndarray | None = None,
+        ids: Sequence[Any] | np.ndarray | None = None,
+        players: Sequence[str] | Sequence[Sequence[str]] | None = None,
+        meta: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Open records for ``games`` (engine indices, default all), just after they were (re)set.
+
+        ``ids``: one id per game (default: a counter). ``players``: the seat
+        names, one list for all games or one list per game. ``meta``: a dict for
+        all games or one per game (merged over the writer's ``meta``).
+        """
+        games = _games(engine, games)
+        rules = self._rules(engine)
+        if ids is None:
+            ids = list(range(self._next_id, self._next_id + len(games)))
+        ids = [_plain(i) for i in ids]
+        if len(ids) != len(games):
+            raise ValueError(f"start: {len(games)} games but {len(ids)} ids")
+        self._next_id = max([self._next_id] + [i + 1 for i in ids if isinstance(i, int)])
+        per_game_players = players is not None and len(players) > 0 and not isinstance(players[0], str)
+        per_game_meta = meta is not None and not isinstance(meta, Mapping)
+        rules_dict = rules.to_dict()
+        for k, g in enumerate(games):
+            if g in self._open:
+                raise ValueError(
+                    f"start: engine game {g} (record id {self._open[g].header['id']!r}) was not finished; "
+                    "call finish() before resetting a game"
+                )
+            names = players[k] if per_game_players else players
+            names = [str(n) for n in names] if names is not None else [f"player_{p}" for p in range(rules.players)]
+            if len(names) != rules.players:
+                raise ValueError(f"start: {len(names)} player names for {rules.players} seats")
+            extra = meta[k] if per_game_meta else (meta or {})
+            header = {
+                "type": "game",
+                "id": ids[k],
+                "version": RECORD_VERSION,
+                "rules": rules_dict,
+                "players": names,
+                "meta": {**self.meta, **dict(extra)},
+                "start": state_dict(engine.spec, engine.state, g),
+            }
+            self._open[g] = _Open(header)
+
+    def log(self, engine: Engine, games: Sequence[int] | np.ndarray, actions: Sequence[int] | np.ndarray) -> None:
+        """Record ``actions`` (ids, one per game of ``games``), to be played now: call it before ``engine.step``."""
+        games = _games(engine, games)
+        actions = np.asarray(actions).reshape(-1)
+        if len(actions) != len(games):
+            raise ValueError(f"log: {len(games)} games but {len(actions)} actions")
+        s, to_str = engine.state, engine.spec.layout.to_str
+        for g, a in zip(games.tolist(), actions.tolist()):
+            if s.phase[g] == GAME_OVER:
+                continue
+            rec = self._open.get(g)
+            if rec is None:
+                raise ValueError(f"log: engine game {g} has no open record; call start() after resetting it")
+            rec.moves.append(
+                {
+                    "type": "move",
+                    "id": rec.header["id"],
+                    "step": len(rec.moves),
+                    "seat": int(s.current[g]),
+                    "phase": PHASE_NAMES[int(s.phase[g])],
+                    "action": to_str(a),
+                }
+            )
+
+    def finish(
+        self,
+        engine: Engine,
+        games: Sequence[int] | np.ndarray,
+        truncated: Sequence[bool] | np.ndarray | None = None,
+        rewards: np.ndarray | None = None,
+        aborted: bool = False,
+    ) -> list["GameRecord"]:
+        """Close the records of ``games`` (after their last step, before they are reset) and write them."""
+        games = _games(engine, games)
+        truncated = np.zeros(len(games), bool) if truncated is None else np.asarray(truncated, bool).reshape(-1)
+        out = []
+        s = engine.state
+        for k, g in enumerate(games.tolist()):
+            rec = self._open.pop(g, None)
+            if rec is None:
+                continue
+            over = bool(s.phase[g] == GAME_OVER)
+            result = {
+                "type": "result",
+                "id": rec.header["id"],
+                "steps": len(rec.moves),
+                "hands": int(s.hand_no[g]) + 1,
+                "scores": s.scores[g].tolist(),
+                "winner": int(s.winner[g]) if over and s.winner[g] >= 0 else None,
+                "game_over": over,
+                "truncated": bool(truncated[k]),
+                "aborted": bool(aborted),
+                "rewards": None if rewards is None else np.asarray(rewards[k], dtype=float).tolist(),
+                "final": state_dict(engine.spec, s, g),
+            }
+            record = GameRecord(rec.header, rec.moves, result)
+            self._write(record)
+            out.append(record)
+        return out
+
+    def abort_all(self, engine: Engine) -> list["GameRecord"]:
+        """Finish every open game as ``aborted`` (e.g. the player quit)."""
+        return self.finish(engine, np.array(sorted(self._open), dtype=np.int64), aborted=True)
+
+    # -- plumbing
+    @property
+    def open_games(self) -> list[int]:
+        """Engine indices of games started and not yet finished."""
+        return sorted(self._open)
+
+    def _rules(self, engine: Engine) -> Rules:
+        if self.rules is None:
+            self.rules = engine.rules
+        elif self.rules != engine.rules:
+            raise ValueError("RecordWriter: this engine's rules differ from the writer's")
+        return self.rules
+
+    def _write(self, record: "GameRecord") -> None:
+        if self._stream is not None:
+            self._stream.write("".join(_dumps(line) + "\n" for line in record.lines()))
+            self._stream.flush()
+        if self.keep:
+            self.records.append(record)
+        self.games_written += 1
+
+    def close(self) -> None:
+        """Close the file (open games are dropped: finish or abort them first)."""
+        if self._own_stream and self._stream is not None:
+            self._stream.close()
+        self._stream = None
+
+    def __enter__(self) -> "RecordWriter":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _games(engine: Engine, games: Sequence[int] | np.ndarray | None) -> np.ndarray:
+    if games is None:
+        return np.arange(engine.num_games)
+    games = np.asarray(games, dtype=np.int64).reshape(-1)
+    if games.size and (games.min() < 0 or games.max() >= engine.num_games):
+        raise ValueError(f"games must be engine indices 0..{engine.num_games - 1}, got {games.tolist()}")
+    return games
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def record_games(
+    rules: Rules,
+    agents: Sequence[Any],
+    seats: np.ndarray,
+    seeds: Sequence[int] | np.ndarray,
+    writer: RecordWriter,
+    batch: int = 256,
+    max_steps: int | None = 3000,
+    names: Sequence[str] | None = None,
+    first_id: int = 0,
+) -> None:
+    """Play game ``i`` from deal seed ``seeds[i]`` with ``agents[seats[i, p]]`` at seat ``p``, recording every game.
+
+    ``agents`` follow the ``agents.base.Agent`` interface (``act(engine, games,
+    obs, mask)``, ``needs_obs``, ``name``); ``batch`` games run at once and
+    finished ones are refilled, as in ``agents.arena.play_games``. Record ids
+    are ``first_id + i``; seat names are ``names[k]`` (default ``agents[k].name``).
+    """
+    seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
+    seats = np.asarray(seats, dtype=np.int64)
+    total = len(seeds)
+    if seats.shape != (total, rules.players):
+        raise ValueError(f"seats must be [games, {rules.players}] agent indices, got shape {seats.shape}")
+    if total == 0:
+        return
+    names = [getattr(a, "name", f"agent{k}") for k, a in enumerate(agents)] if names is None else list(names)
+    labels = [[names[k] for k in row] for row in seats.tolist()]
+    width = min(int(batch), total)
+    engine = Engine(rules, num_games=width, seed=0, max_steps=max_steps)
+    engine.reset(seeds=seeds[:width])
+    writer.start(engine, np.arange(width), ids=[first_id + i for i in range(width)], players=labels[:width])
+    slot_game = np.arange(width)
+    queued = width
+    while (slot_game >= 0).any():
+        live = slot_game >= 0
+        acting = seats[np.maximum(slot_game, 0), engine.current_player]
+        mask = engine.legal_mask()
+        actions = np.zeros(width, dtype=np.int64)
+        obs = None
+        for k, agent in enumerate(agents):
+            games = np.flatnonzero(live & (acting == k))
+            if not len(games):
+                continue
+            if getattr(agent, "needs_obs", False) and obs is None:
+                obs = engine.observe()
+            actions[games] = agent.act(engine, games, obs[games] if obs is not None and agent.needs_obs else None, mask[games])
+        writer.log(engine, np.flatnonzero(live), actions[live])
+        result = engine.step(actions, check=False)
+        ended = np.flatnonzero(live & (result.done | result.truncated))
+        if not len(ended):
+            continue
+        writer.finish(engine, ended, truncated=result.truncated[ended], rewards=result.rewards[ended])
+        slot_game[ended] = -1
+        refill = ended[: max(0, min(len(ended), total - queued))]
+        if len(refill):
+            index = list(range(queued, queued + len(refill)))
+            slot_game[refill] = index
+            engine.reset(seeds=seeds[queued : queued + len(refill)], games=refill)
+            writer.start(engine, refill, ids=[first_id + i for i in index], players=[labels[i] for i in index])
+            queued += len(refill)
+
+
+# --------------------------------------------------------------------------- reading
+class GameRecord(dict):
+    """One game: ``header`` (the ``game`` line), ``moves`` (the ``move`` lines), ``result`` (or None)."""
+
+    def __init__(self, header: dict, moves: list[dict], result: dict | None, file: str = "") -> None:
+        super().__init__(header=header, moves=moves, result=result, file=file)
+
+    header = property(lambda self: self["header"])
+    moves = property(lambda self: self["moves"])
+    result = property(lambda self: self["result"])
+
+    @property
+    def id(self) -> Any:
+        """The game's id."""
+        return self["header"]["id"]
+
+    @property
+    def rules(self) -> Rules:
+        """The game's rules."""
+        return Rules.from_dict(self["header"]["rules"])
+
+    @property
+    def actions(self) -> list[str]:
+        """The action strings, in order."""
+        return [m["action"] for m in self["moves"]]
+
+    def lines(self) -> list[dict]:
+        """The JSON lines of this game."""
+        return [self["header"], *self["moves"]] + ([self["result"]] if self["result"] is not None else [])
+
+
+RecordSource = str | os.PathLike | GameRecord | Mapping | Iterable
+
+
+def read_records(source: Any) -> list[GameRecord]:
+    """Game records from a path (file or folder of ``*.jsonl``), a list of paths, JSON-line dicts or records."""
+    if isinstance(source, GameRecord):
+        return [source]
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if path.is_dir():
+            return [r for p in sorted(path.glob("*.jsonl")) for r in read_records(p)]
+        with open(path, encoding="utf-8") as fh:
+            lines = [json.loads(text) for text in fh if text.strip()]
+        return _group(lines, str(path))
+    if isinstance(source, Mapping):
+        return _group([source], "")
+    items = list(source)
+    if all(isinstance(x, Mapping) and not isinstance(x, GameRecord) and "type" in x for x in items):
+        return _group(items, "")
+    return [r for x in items for r in read_records(x)]
+
+
+def _group(lines: list[Mapping], file: str) -> list[GameRecord]:
+    out: list[GameRecord] = []
+    current: dict[Any, GameRecord] = {}
+    for number, line in enumerate(lines):
+        kind, key = line.get("type"), line.get("id")
+        if kind == "game":
+            if line.get("version", RECORD_VERSION) > RECORD_VERSION:
+                raise ValueError(f"{file or 'records'} line {number + 1}: record version {line['version']} is newer than this reader")
+            record = GameRecord(dict(line), [], None, file)
+            current[key] = record
+            out.append(record)
+        elif kind in ("move", "result"):
+            if key not in current:
+                raise ValueError(f"{file or 'records'} line {number + 1}: a {kind!r} line for game {key!r} before its 'game' line")
+            if kind == "move":
+                current[key]["moves"].append(dict(line))
+            else:
+                current[key]["result"] = dict(line)
+        else:
+            raise ValueError(f"{file or 'records'} line {number + 1}: unknown line type {kind!r}")
+    return out
+
+
+# --------------------------------------------------------------------------- replay through the AEC env
+def replay(record: GameRecord | Mapping, check: bool = True):
+    """Play ``record`` again through ``rummy_env.raw_env``; returns the env at the final position.
+
+    Raises ``ReplayError`` if a move is made by another seat than the env's
+    agent to act, is illegal, or (``check``) the final ``state_dict()`` or the
+    scores differ from the stored ones.
+    """
+    from .env import raw_env
+
+    record = record if isinstance(record, GameRecord) else read_records(record)[0]
+    header, result = record["header"], record["result"]
+    env = raw_env(rules=Rules.from_dict(header["rules"]))
+    start = header["start"]
+    env.reset(seed=int(start.get("seed", 0)), options={"scenario": start})
+    for move in record["moves"]:
+        where = f"game {record.id!r} step {move['step']}"
+        if env.terminations.get(env.agent_selection):
+            raise ReplayError(f"{where}: the game is already over, but the record goes on with {move['action']!r}")
+        if env.agent_selection != f"player_{move['seat']}":
+            raise ReplayError(f"{where}: recorded seat {move['seat']} but {env.agent_selection} is to act")
+        try:
+            env.step(env.action_from_str(move["action"]))
+        except ValueError as err:
+            raise ReplayError(f"{where}: {err}") from None
+    if check and result is not None:
+        final = env.state_dict()
+        if final != result["final"]:
+            diff = [k for k in sorted(set(final) | set(result["final"])) if final.get(k) != result["final"].get(k)]
+            raise ReplayError(f"game {record.id!r}: the replayed final position differs in {diff}")
+        if final["scores"] != result["scores"]:
+            raise ReplayError(f"game {record.id!r}: scores {final['scores']} != recorded {result['scores']}")
+    return env
+
+
+# --------------------------------------------------------------------------- batched replay on the Engine
+def replay_batch(
+    records: Any,
+    before: Callable[[Engine, np.ndarray, np.ndarray, list[GameRecord]], None] | None = None,
+    after: Callable[[Engine, np.ndarray, np.ndarray, Any, list[GameRecord]], None] | None = None,
+    check: bool = True,
+) -> list[dict]:
+    """Replay many records at once on ``Engine``s (one per rules configuration); returns their final state_dicts.
+
+    At every step, the engine holds every unfinished game at its position
+    before its next recorded move; ``before(engine, games, actions, records)``
+    is called with the engine indices ``games`` of the games moving now and
+    their ``actions`` (ids), then the engine steps, then ``after(engine, games,
+    actions, step_result, records)``. ``records[i]`` is game ``i`` of the
+    engine, so agents can be asked what they would play in the same positions
+    (``agent.act(engine, games, obs, engine.legal_mask()[games])``).
+    Raises ``ReplayError`` on a wrong seat, an illegal move or (``check``) a
+    final position that differs from the stored one.
+    """
+    records = read_records(records)
+    finals: list[dict | None] = [None] * len(records)
+    groups: dict[str, list[int]] = {}
+    for i, rec in enumerate(records):
+        groups.setdefault(json.dumps(rec["header"]["rules"], sort_keys=True), []).append(i)
+    for key, members in groups.items():
+        group = [records[i] for i in members]
+        for i, final in zip(members, _replay_group(Rules.from_dict(json.loads(key)), group, before, after, check)):
+            finals[i] = final
+    return finals  # type: ignore[return-value]
+
+
+def _replay_group(rules, group, before, after, check) -> list[dict]:
+    engine = Engine(rules, num_games=len(group), seed=0)
+    spec = engine.spec
+    for g, rec in enumerate(group):
+        start = rec["header"]["start"]
+        engine.load_state([g], load_scenario(spec, start, int(start.get("seed", 0))))
+    engine.state.steps[:] = 0
+    lengths = np.array([len(r["moves"]) for r in group], dtype=np.int64)
+    ids = {text: a for a, text in enumerate(_action_strings(spec.layout))}
+    codes = [np.array([_action_id(spec, ids, m["action"]) for m in r["moves"]], dtype=np.int64) for r in group]
+    seats = [np.array([m["seat"] for m in r["moves"]], dtype=np.int64) for r in group]
+    finals: list[dict | None] = [None] * len(group)
+    for k in range(int(lengths.max(initial=0)) + 1):
+        ending = np.flatnonzero(lengths == k)
+        for g in ending.tolist():  # record exhausted: compare, then freeze the game
+            finals[g] = _final_check(spec, engine, g, group[g], check)
+            engine.state.phase[g] = GAME_OVER
+        if len(ending):
+            engine._mask = None  # noqa: SLF001 - our private engine: its cached mask is stale after freezing
+        games = np.flatnonzero(lengths > k)
+        if not len(games):
+            break
+        if engine.done[games].any():
+            g = int(games[np.argmax(engine.done[games])])
+            raise ReplayError(f"game {group[g].id!r} step {k}: the game is over, but the record goes on")
+        actions = np.array([codes[g][k] for g in games.tolist()], dtype=np.int64)
+        wrong = np.flatnonzero(engine.current_player[games] != np.array([seats[g][k] for g in games.tolist()]))
+        if len(wrong):
+            g = int(games[wrong[0]])
+            raise ReplayError(
+                f"game {group[g].id!r} step {k}: recorded seat {seats[g][k]} but player_{engine.current_player[g]} is to act"
+            )
+        mask = engine.legal_mask()
+        bad = np.flatnonzero(~mask[games, actions])
+        if len(bad):
+            from .engine.explain import explain_illegal
+
+            g = int(games[bad[0]])
+            raise ReplayError(f"game {group[g].id!r} step {k}: {explain_illegal(spec, engine.state, g, int(codes[g][k]))}")
+        if before is not None:
+            before(engine, games, actions, group)
+        full = np.zeros(engine.num_games, dtype=np.int64)
+        full[games] = actions
+        result = engine.step(full, check=False)
+        if after is not None:
+            after(engine, games, actions, result, group)
+    return finals  # type: ignore[return-value]
+
+
+def _action_id(spec, ids: dict[str, int], text: str) -> int:
+    code = ids.get(text)
+    return spec.layout.from_str(text) if code is None else code
+
+
+def _final_check(spec, engine: Engine, g: int, rec: GameRecord, check: bool) -> dict:
+    final = state_dict(spec, engine.state, g)
+    result = rec["result"]
+    if check and result is not None and final != result["final"]:
+        diff = [k for k in sorted(set(final) | set(result["final"])) if final.get(k) != result["final"].get(k)]
+        raise ReplayError(f"game {rec.id!r}: the replayed final position differs in {diff}")
+    return final
+
+
+# --------------------------------------------------------------------------- the decisions table
+def load_decisions(source: Any, check: bool = True):
+    """One row per decision of every game in ``source`` (paths, records or lines), as a ``pandas.DataFrame``.
+
+    The games are replayed in batches on the engine to compute what the
+    record does not store (cards taken, points melded, hand sizes, whether a
+    "Rummy!" call was possible, rewards). Columns: ``DECISION_COLUMNS``.
+    """
+    import pandas as pd
+
+    records = read_records(source)
+    chunks: list[dict[str, Any]] = []
+    turn_state: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    pending: dict[str, Any] = {}
+
+    def before(engine: Engine, games: np.ndarray, actions: np.ndarray, group: list[GameRecord]) -> None:
+        s, spec = engine.state, engine.spec
+        layout, table = spec.layout, spec.table
+        strings = _action_strings(layout)
+        seat = s.current[games].astype(np.int64)
+        kind = layout.kind[actions].astype(np.int64)
+        arg = layout.arg[actions].astype(np.int64)
+        hand = s.hand[games, seat].astype(np.int64)  # [n, 53]
+        mask = engine.legal_mask()[games]
+        can_call = mask[:, layout.block(RUMMY)].any(axis=1)
+        hand_no = s.hand_no[games].astype(np.int64)
+        # turn numbers: a turn starts with draw / take / stop / rummy
+        turn, last_hand = turn_state.setdefault(
+            id(group), (np.zeros((engine.num_games, spec.players), np.int64), np.full(engine.num_games, -1, np.int64))
+        )
+        fresh = games[last_hand[games] != hand_no]
+        turn[fresh] = 0
+        last_hand[games] = hand_no
+        starts = np.isin(kind, (DRAW_KIND, STOP_KIND, TAKE, RUMMY))
+        turn[games[starts], seat[starts]] += 1
+        is_meld = kind == MELD
+        trio = table.cards[np.where(is_meld, arg, 0)].astype(np.int64)  # [n, 3]
+        lacking = (np.take_along_axis(hand, trio, axis=1) == 0).sum(axis=1)
+        jokers = np.where(is_meld, lacking, np.isin(kind, (JOKER_RUN, JOKER_GROUP)).astype(np.int64))
+        values = table.values.astype(np.int64)
+        is_discard = kind == DISCARD
+        discard_points = np.where(is_discard, values[np.where(is_discard, arg, 0)], 0)
+        taking = np.isin(kind, (TAKE, RUMMY))
+        texts = [strings[a] for a in actions.tolist()]
+        cards, card = [], []
+        for row, (g, text) in enumerate(zip(games.tolist(), texts)):
+            k = kind[row]
+            if taking[row]:
+                size = int(s.pile_len[g])
+                taken = [card_str(c) for c in s.pile[g, size - 1 - arg[row] : size]]
+                cards.append(" ".join(taken))
+                card.append(taken[0])
+            elif k == MELD:
+                cards.append(text[5:])
+                card.append("")
+            elif k in (LAYOFF_RUN, LAYOFF_GROUP, DISCARD):
+                word = text.split()[1]
+                cards.append(word)
+                card.append(word)
+            elif k in (JOKER_RUN, JOKER_GROUP):
+                cards.append("JK")
+                card.append("JK")
+            else:
+                cards.append("")
+                card.append("")
+        placing = np.isin(kind, (MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP))
+        pending.update(
+            games=games,
+            seat=seat,
+            hand_no=hand_no,
+            melded=s.melded_points[games, seat].astype(np.int64),
+            columns={
+                "game": [group[g].id for g in games.tolist()],
+                "file": [group[g]["file"] for g in games.tolist()],
+                "step": s.steps[games].astype(np.int64),
+                "hand": hand_no,
+                "turn": turn[games, seat].copy(),
+                "seat": seat,
+                "player": [group[g]["header"]["players"][p] for g, p in zip(games.tolist(), seat.tolist())],
+                "phase": np.asarray(PHASE_NAMES, dtype=object)[s.phase[games].astype(np.int64)],
+                "action": texts,
+                "type": [t.split(" ", 1)[0] for t in texts],
+                "cards": cards,
+                "card": card,
+                "depth": np.where(taking, arg, -1),
+                "n_taken": np.where(taking, arg + 1, 0),
+                "jokers": jokers,
+                "discard_points": discard_points,
+                "hand_size": hand.sum(axis=1),
+                "stock": s.stock_len[games].astype(np.int64),
+                "pile": s.pile_len[games].astype(np.int64),
+                "n_legal": mask.sum(axis=1).astype(np.int64),
+                "rummy_possible": can_call,
+                "rummy_call": kind == RUMMY,
+                "missed_rummy": (kind == PASS_KIND) & can_call,
+                "obliged": placing & (s.obliged[games] >= 0),
+                "_placing": placing,
+            },
+        )
+
+    def after(engine: Engine, games: np.ndarray, actions: np.ndarray, result: Any, group: list[GameRecord]) -> None:
+        s = engine.state
+        seat, cols = pending["seat"], pending["columns"]
+        ended = (s.phase[games] == GAME_OVER) | (s.hand_no[games] != pending["hand_no"])
+        now = s.melded_points[games, seat].astype(np.int64) - pending["melded"]
+        out = s.hand_scores[games, seat].astype(np.int64) - pending["melded"]  # went out: nothing left in hand
+        placing = cols.pop("_placing")
+        cols["points"] = np.where(ended, np.where(placing & s.has_hand_scores[games], out, 0), now)
+        cols["hand_end"] = ended
+        cols["went_out"] = ended & (s.went_out[games] == seat)
+        cols["reward"] = result.rewards[games, seat].astype(np.float64)
+        chunks.append(cols)
+
+    replay_batch(records, before=before, after=after, check=check)
+    data = {c: np.concatenate([np.asarray(ch[c], dtype=object if isinstance(ch[c], list) else None) for ch in chunks])
+            if chunks else [] for c in DECISION_COLUMNS}
+    frame = pd.DataFrame(data, columns=list(DECISION_COLUMNS))
+    for c in ("file", "player", "phase", "action", "type", "cards", "card"):
+        frame[c] = frame[c].astype(str)
+    if len(frame) and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in frame["game"]):
+        frame["game"] = frame["game"].astype(np.int64)
+    frame = frame.sort_values(["file", "game", "step"], kind="stable").reset_index(drop=True)
+    return frame
+
+
+def _action_strings(layout) -> list[str]:
+    cached = _STRINGS.get(id(layout))
+    if cached is None:
+        cached = _STRINGS[id(layout)] = [layout.to_str(a) for a in range(layout.num_actions)]
+    return cached
+
+
+_STRINGS: dict[int, list[str]] = {}
+
+
+def load_hands(source: Any, check: bool = True):
+    """One row per finished hand and seat (``pandas.DataFrame``): hand score, went out, cumulative score.
+
+    Columns: ``game``, ``file``, ``hand``, ``seat``, ``player``, ``hand_score``,
+    ``went_out``, ``score`` (cumulative after the hand), ``steps`` (the game's
+    decisions so far). Hands cut short by truncation or an abandoned game are left out.
+    """
+    import pandas as pd
+
+    rows: list[dict] = []
+    before_hand: dict[str, np.ndarray] = {}
+
+    def before(engine: Engine, games: np.ndarray, actions: np.ndarray, group: list[GameRecord]) -> None:
+        before_hand["hand_no"] = engine.state.hand_no[games].copy()
+
+    def after(engine: Engine, games: np.ndarray, actions: np.ndarray, result: Any, group: list[GameRecord]) -> None:
+        s = engine.state
+        ended = (s.phase[games] == GAME_OVER) | (s.hand_no[games] != before_hand["hand_no"])
+        for g, hand in zip(games[ended].tolist(), before_hand["hand_no"][ended].tolist()):
+            rec = group[g]
+            for seat in range(engine.num_players):
+                rows.append(
+                    {
+                        "game": rec.id,
+                        "file": rec["file"],
+                        "hand": int(hand),
+                        "seat": seat,
+                        "player": rec["header"]["players"][seat],
+                        "hand_score": int(s.hand_scores[g, seat]),
+                        "went_out": int(s.went_out[g]) == seat,
+                        "score": int(s.scores[g, seat]),
+                        "steps": int(s.steps[g]),
+                    }
+                )
+
+    replay_batch(read_records(source), before=before, after=after, check=check)
+    columns = ["game", "file", "hand", "seat", "player", "hand_score", "went_out", "score", "steps"]
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame.sort_values(["file", "game", "hand", "seat"], kind="stable").reset_index(drop=True)
+
+
+def load_games(source: Any):
+    """One row per game (``pandas.DataFrame``): id, players, steps, hands, scores, winner, flags."""
+    import pandas as pd
+
+    rows = []
+    for rec in read_records(source):
+        header, result = rec["header"], rec["result"] or {}
+        row = {
+            "game": rec.id,
+            "file": rec["file"],
+            "players": list(header["players"]),
+            "seed": header["start"].get("seed"),
+            "steps": len(rec["moves"]),
+            "hands": result.get("hands"),
+            "scores": result.get("scores"),
+            "winner": result.get("winner"),
+            "winner_name": header["players"][result["winner"]] if result.get("winner") is not None else None,
+            "truncated": result.get("truncated"),
+            "aborted": result.get("aborted"),
+        }
+        row.update({f"meta.{k}": v for k, v in header.get("meta", {}).items() if not isinstance(v, (dict, list))})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def iter_lines(records: Iterable[GameRecord]) -> Iterator[dict]:
+    """Every JSON line of ``records``, in order."""
+    for rec in records:
+        yield from rec.lines()
+
+
+def write_records(path: str | os.PathLike, records: Iterable[GameRecord]) -> None:
+    """Write records to a JSON-lines file."""
+    with open(path, "w", encoding="utf-8") as fh:
+        for line in iter_lines(records):
+            fh.write(_dumps(line) + "\n")

@@ -1,0 +1,296 @@
+"""``RummyVecEnv``: a Stable-Baselines3 ``VecEnv`` over one batched ``Engine``.
+
+Two modes:
+
+* **learner seat** (default): env ``i`` is game ``i``; one seat per game is the
+  learner (``learner_seat``: a fixed seat, ``"random"`` per episode, or
+  ``"rotate"``), the other seats are played in batch by opponents sampled per
+  episode from ``opponents`` (names, checkpoint paths or ``agents.Agent``
+  objects, with ``opponent_weights``). A step plays the learner's action, then
+  the opponents until it is the learner's turn again; the reward is the
+  learner seat's (per ``Rules.reward``), summed over those moves.
+* **self-play** (``self_play=True``): every seat is the learner; env
+  ``g * players + p`` is seat ``p`` of game ``g``. In each step every game
+  plays the action of its env whose seat is to act; the other seats wait, and
+  a waiting env's only legal action is ``pass`` (ignored), so its steps carry
+  no policy gradient. Each env gets its own seat's rewards.
+
+Games that end are reset at once (SB3 convention): ``infos[i]`` then holds
+``terminal_observation``, ``TimeLimit.truncated`` (the engine's ``max_steps``),
+the final ``scores``, the ``winner`` seat and the env's ``seat``.
+``action_masks()`` returns ``bool [num_envs, A]`` for ``sb3_contrib.MaskablePPO``.
+An illegal action raises ``ValueError`` (``illegal="raise"``) or is replaced by
+the env's lowest legal action with ``infos[i]["illegal_action"] = True``
+(``illegal="replace"``, for unmasked algorithms and env checkers).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+from .actions import PASS
+from .engine import Engine, StepResult
+from .env import OBS_BOUND
+from .rules import Rules
+
+
+def step_games(engine: Engine, games: np.ndarray, actions: np.ndarray) -> StepResult:
+    """Step only ``games`` (the others are left exactly as they were); rows of other games are zero."""
+    count = engine.num_games
+    others = np.setdiff1d(np.arange(count), games)
+    others = others[~engine.done[others]]
+    full = np.argmax(engine.legal_mask(), axis=1)
+    full[games] = actions
+    saved = engine.state.take(others) if len(others) else None
+    result = engine.step(full, check=False)
+    keep = np.zeros(count, dtype=bool)
+    keep[games] = True
+    if saved is not None:
+        engine.load_state(others, saved)
+    return StepResult(result.rewards * keep[:, None], result.done & keep, result.truncated & keep)
+
+
+class RummyVecEnv(VecEnv):
+    """500 Rummy as a Stable-Baselines3 ``VecEnv``: a learner seat against batched opponents, or self-play."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        num_games: int = 8,
+        rules: Rules | dict | None = None,
+        opponents: Sequence[Any] = ("random",),
+        opponent_weights: Sequence[float] | None = None,
+        learner_seat: int | str = "random",
+        self_play: bool = False,
+        seed: int = 0,
+        max_steps: int = 3000,
+        illegal: str = "raise",
+    ) -> None:
+        from agents import make_agent
+
+        if illegal not in ("raise", "replace"):
+            raise ValueError(f"illegal must be 'raise' or 'replace', got {illegal!r}")
+        self.illegal = illegal
+        self.rules = Rules.from_dict(rules) if isinstance(rules, dict) else (rules or Rules())
+        self.render_mode = None
+        self.self_play = bool(self_play)
+        self.num_games = int(num_games)
+        self.players = self.rules.players
+        if not (learner_seat in ("random", "rotate") or (isinstance(learner_seat, int) and 0 <= learner_seat < self.players)):
+            raise ValueError(f"learner_seat must be 'random', 'rotate' or a seat 0..{self.players - 1}, got {learner_seat!r}")
+        self.learner_seat = learner_seat
+        self.engine = Engine(self.rules, num_games=self.num_games, seed=seed, max_steps=max_steps)
+        self.opponents = [make_agent(o, self.rules, seed + 1 + k) for k, o in enumerate(opponents)]
+        if not self.self_play and not self.opponents:
+            raise ValueError("opponents must name at least one agent unless self_play=True")
+        weights = np.ones(len(self.opponents)) if opponent_weights is None else np.asarray(opponent_weights, float)
+        if len(weights) != len(self.opponents) or (weights < 0).any() or weights.sum() <= 0:
+            raise ValueError("opponent_weights must be one non-negative weight per opponent, not all zero")
+        self.opponent_weights = weights / weights.sum()
+        self._seed = int(seed)
+        self._rng = np.random.default_rng(seed)
+        self._episodes = np.zeros(self.num_games, dtype=np.int64)
+        self.learner = np.zeros(self.num_games, dtype=np.int64)
+        self.seat_agents = np.full((self.num_games, self.players), -1, dtype=np.int64)
+        self._actions: np.ndarray | None = None
+        envs = self.num_games * (self.players if self.self_play else 1)
+        observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, shape=(self.engine.obs_dim,), dtype=np.float32)
+        super().__init__(envs, observation_space, spaces.Discrete(self.engine.num_actions))
+
+    def reset(self) -> np.ndarray:
+        """Start every game afresh (from the seed given to ``seed()``, if any) and return the first observations."""
+        if self._seeds[0] is not None:
+            self._seed = int(self._seeds[0])
+            self._rng = np.random.default_rng(self._seed)
+            self.engine = Engine(self.rules, num_games=self.num_games, seed=self._seed, max_steps=self.engine.max_steps)
+            self._episodes[:] = 0
+        self._reset_seeds()
+        self._new_episodes(np.arange(self.num_games))
+        return self._observations()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Remember the learner's actions for ``step_wait``."""
+        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+
+    def step_wait(self):
+        """Play the actions (then the opponents), auto-resetting finished games."""
+        if self._actions is None:
+            raise RuntimeError("step_wait() called without step_async()")
+        actions, self._actions = self._actions, None
+        mask = self.action_masks()
+        legal = mask[np.arange(self.num_envs), np.clip(actions, 0, mask.shape[1] - 1)] & (actions >= 0)
+        if self.illegal == "replace":
+            actions = np.where(legal, actions, np.argmax(mask, axis=1))
+        obs, rewards, dones, infos = (self._step_self_play if self.self_play else self._step_learner)(actions)
+        if self.illegal == "replace":
+            for env in np.flatnonzero(~legal):
+                infos[env]["illegal_action"] = True
+        return obs, rewards, dones, infos
+
+    def _step_learner(self, actions: np.ndarray):
+        games = np.arange(self.num_games)
+        result = self.engine.step(actions, check=True)
+        rewards = result.rewards[games, self.learner].astype(np.float32)
+        done, truncated = result.done.copy(), result.truncated.copy()
+        more, more_done, more_trunc = self._advance(np.flatnonzero(~(done | truncated)))
+        rewards += more
+        done |= more_done
+        truncated |= more_trunc
+        ended = np.flatnonzero(done | truncated)
+        infos = self._final_infos(ended, self.learner, truncated & ~done)
+        if len(ended):
+            self._new_episodes(ended)
+        return self._observations(), rewards, done | truncated, infos
+
+    def _step_self_play(self, actions: np.ndarray):
+        n = self.players
+        games = np.arange(self.num_games)
+        chosen = actions.reshape(self.num_games, n)[games, self.engine.current_player]
+        result = self.engine.step(chosen, check=True)
+        rewards = result.rewards.reshape(-1).astype(np.float32)
+        ended_games = result.done | result.truncated
+        done = np.repeat(ended_games, n)
+        truncated = np.repeat(result.truncated & ~result.done, n)
+        ended = np.flatnonzero(done)
+        seats = np.tile(np.arange(n), self.num_games)
+        infos = self._final_infos(ended, seats, truncated)
+        if ended_games.any():
+            self._new_episodes(np.flatnonzero(ended_games))
+        return self._observations(), rewards, done, infos
+
+    def _final_infos(self, ended: np.ndarray, seats: np.ndarray, truncated: np.ndarray) -> list[dict]:
+        infos: list[dict] = [{} for _ in range(self.num_envs)]
+        if not len(ended):
+            return infos
+        s = self.engine.state
+        terminal_obs = self._observations()
+        for env in ended:
+            game = env // self.players if self.self_play else env
+            infos[env] = {
+                "terminal_observation": terminal_obs[env],
+                "TimeLimit.truncated": bool(truncated[env]),
+                "scores": s.scores[game].tolist(),
+                "winner": int(s.winner[game]),
+                "seat": int(seats[env]),
+            }
+        return infos
+
+    def _new_episodes(self, games: np.ndarray) -> None:
+        """Deal new games in ``games``, seat the learner and opponents, and play up to the learner's turn."""
+        while len(games):
+            self.engine.reset(games=games)
+            if self.self_play:
+                return
+            self._seat_players(games)
+            _, done, truncated = self._advance(games)
+            games = games[(done | truncated)[games]]
+
+    def _seat_players(self, games: np.ndarray) -> None:
+        n = self.players
+        if self.learner_seat == "random":
+            seats = self._rng.integers(0, n, size=len(games))
+        elif self.learner_seat == "rotate":
+            seats = (games + self._episodes[games]) % n
+        else:
+            seats = np.full(len(games), int(self.learner_seat))
+        self._episodes[games] += 1
+        self.learner[games] = seats
+        picks = self._rng.choice(len(self.opponents), size=(len(games), n), p=self.opponent_weights)
+        picks[np.arange(len(games)), seats] = -1
+        self.seat_agents[games] = picks
+
+    def _advance(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play the opponents in ``games`` until the learner is to act or the game ends; learner rewards and flags."""
+        rewards = np.zeros(self.num_games, dtype=np.float32)
+        done = np.zeros(self.num_games, dtype=bool)
+        truncated = np.zeros(self.num_games, dtype=bool)
+        live = np.zeros(self.num_games, dtype=bool)
+        live[games] = True
+        while True:
+            current = self.engine.current_player
+            waiting = np.flatnonzero(live & ~done & ~truncated & ~self.engine.done & (current != self.learner))
+            if not len(waiting):
+                return rewards, done, truncated
+            mask = self.engine.legal_mask()
+            actions = np.zeros(len(waiting), dtype=np.int64)
+            acting = self.seat_agents[waiting, current[waiting]]
+            obs = None
+            for k, agent in enumerate(self.opponents):
+                rows = np.flatnonzero(acting == k)
+                if not len(rows):
+                    continue
+                if agent.needs_obs and obs is None:
+                    obs = np.clip(self.engine.observe(), -OBS_BOUND, OBS_BOUND)
+                sel = waiting[rows]
+                actions[rows] = agent.act(self.engine, sel, obs[sel] if agent.needs_obs else None, mask[sel])
+            result = step_games(self.engine, waiting, actions)
+            rewards += result.rewards[np.arange(self.num_games), self.learner]
+            done |= result.done
+            truncated |= result.truncated
+
+    def _observations(self) -> np.ndarray:
+        if self.self_play:
+            return self._all_seat_observations()
+        return np.clip(self.engine.observe(self.learner), -OBS_BOUND, OBS_BOUND)
+
+    def _all_seat_observations(self) -> np.ndarray:
+        seats = [self.engine.observe(np.full(self.num_games, p)) for p in range(self.players)]
+        return np.clip(np.stack(seats, axis=1).reshape(self.num_envs, -1), -OBS_BOUND, OBS_BOUND)
+
+    def action_masks(self) -> np.ndarray:
+        """``bool [num_envs, A]`` legal actions of each env (self-play: waiting seats may only ``pass``)."""
+        mask = self.engine.legal_mask()
+        if not self.self_play:
+            return mask.copy()
+        n = self.players
+        out = np.zeros((self.num_games, n, self.engine.num_actions), dtype=bool)
+        out[:, :, self.engine.spec.layout.start(PASS)] = True
+        games = np.arange(self.num_games)
+        out[games, self.engine.current_player] = mask
+        return out.reshape(self.num_envs, -1)
+
+    def set_opponents(self, opponents: Sequence[Any], weights: Sequence[float] | None = None) -> None:
+        """Replace the opponent pool (names, checkpoint paths or agents); takes effect from the next episodes."""
+        from agents import make_agent
+
+        pool = [make_agent(o, self.rules, self._seed + 1 + k) for k, o in enumerate(opponents)]
+        w = np.ones(len(pool)) if weights is None else np.asarray(weights, dtype=float)
+        if not pool or len(w) != len(pool) or (w < 0).any() or w.sum() <= 0:
+            raise ValueError("set_opponents needs at least one agent and one non-negative weight per agent")
+        self.opponents, self.opponent_weights = pool, w / w.sum()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def _indices(self, indices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, (int, np.integer)):
+            return [int(indices)]
+        return [int(i) for i in indices]
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        """The attribute of this (shared) env, once per index."""
+        value = getattr(self, attr_name)
+        return [value for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        """Set an attribute of the shared env (all envs share it)."""
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        """Call a method once; a per-env array result (first axis ``num_envs``) is split by index."""
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        idx = self._indices(indices)
+        if isinstance(result, np.ndarray) and result.ndim >= 1 and len(result) == self.num_envs:
+            return [result[i] for i in idx]
+        return [result for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        """No env here is wrapped by a gymnasium wrapper."""
+        return [False for _ in self._indices(indices)]
