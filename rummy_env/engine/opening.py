@@ -2,10 +2,9 @@
 
 For a player who has not opened this hand, each candidate move that starts or
 continues the opening (an obliging take, a "Rummy!" call, a meld, a lay-off) is
-tried on a copy of the game, and the turn's possible continuations are searched
-breadth-first, all candidates of all games at once, with the engine's own
-placement and mask functions. A candidate is kept when some continuation melds
-at least the minimum in the turn.
+kept when some continuation of the turn melds at least the minimum; the
+continuations are explored by ``search.turn_search`` for all candidates of all
+games at once.
 """
 
 from __future__ import annotations
