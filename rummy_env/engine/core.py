@@ -7,7 +7,7 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from ..rules import Rules
-from .legal import legal_mask
+from .legal import fill_legal_mask
 from .observe import obs_layout, observe
 from .piles import mix64
 from .spec import game_spec
@@ -65,7 +65,8 @@ class Engine:
             seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
         self._base_seed = np.uint64(int(seed) % 2**64)
         self._episodes = np.zeros(self.num_games, dtype=np.uint64)
-        self._mask: np.ndarray | None = None
+        self._mask = np.zeros((self.num_games, self.num_actions), dtype=bool)
+        self._stale = np.ones(self.num_games, dtype=bool)
         self.reset()
 
     @property
@@ -101,54 +102,93 @@ class Engine:
 
     def reset(self, seeds: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | None = None) -> None:
         """Start new games in ``games`` (default all), from ``seeds`` or from the engine's seed sequence."""
-        idx = np.arange(self.num_games) if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
-        if idx.size and (idx.min() < 0 or idx.max() >= self.num_games):
-            raise ValueError(f"games must be indices in 0..{self.num_games - 1}, got {idx.tolist()}")
+        idx = self._games(games)
         chosen = self.episode_seeds(idx) if seeds is None else _seed_array(seeds, len(idx))
         self._episodes[idx] += np.uint64(1)
         new_game(self.spec, self.state, idx, chosen)
-        self._mask = None
+        self._stale[idx] = True
 
     def load_state(self, games: Sequence[int] | np.ndarray, state: State) -> None:
         """Overwrite ``games`` with the rows of ``state`` (e.g. a loaded scenario)."""
-        self.state.put(np.asarray(games, dtype=np.int64), state)
-        self._mask = None
+        idx = self._games(games)
+        self.state.put(idx, state)
+        self._stale[idx] = True
 
-    def legal_mask(self) -> np.ndarray:
-        """``bool [G, A]`` legal actions of the seat to act (all False in finished games)."""
-        if self._mask is None:
-            self._mask = legal_mask(self.spec, self.state)
-        return self._mask
+    def _games(self, games: Sequence[int] | np.ndarray | None) -> np.ndarray:
+        if games is None:
+            return np.arange(self.num_games)
+        idx = np.asarray(games, dtype=np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.num_games):
+            raise ValueError(f"games must be indices in 0..{self.num_games - 1}, got {idx.tolist()}")
+        return idx
 
-    def observe(self, seats: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
-        """``float32 [G, obs_dim]`` each game as seen by ``seats`` (default: the seat to act)."""
-        seats = self.state.current if seats is None else np.broadcast_to(np.asarray(seats), (self.num_games,))
-        return observe(self.spec, self.state, seats)
+    def legal_mask(self, games: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
+        """``bool [n, A]`` legal actions of the seat to act in ``games`` (default all; all False once over).
 
-    def step(self, actions: Sequence[int] | np.ndarray, auto_reset: bool = False, check: bool = True) -> StepResult:
-        """Apply one action per game (ignored in finished games); optionally reset games that end."""
+        Masks are cached until a game changes; the array returned for all games is read-only.
+        """
+        idx = self._games(games)
+        stale = idx[self._stale[idx]]
+        if len(stale):
+            fill_legal_mask(self.spec, self.state, self._mask, stale)
+            self._stale[stale] = False
+        if games is None:
+            view = self._mask.view()
+            view.flags.writeable = False
+            return view
+        return self._mask[idx]
+
+    def observe(
+        self, seats: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | np.ndarray | None = None
+    ) -> np.ndarray:
+        """``float32 [n, obs_dim]`` games ``games`` (default all) as seen by ``seats`` (default: the seat to act)."""
+        idx = None if games is None else self._games(games)
+        count = self.num_games if idx is None else len(idx)
+        current = self.state.current if idx is None else self.state.current[idx]
+        seats = current if seats is None else np.broadcast_to(np.asarray(seats), (count,))
+        return observe(self.spec, self.state, seats, idx)
+
+    def step(
+        self,
+        actions: Sequence[int] | np.ndarray,
+        auto_reset: bool = False,
+        check: bool = True,
+        games: Sequence[int] | np.ndarray | None = None,
+    ) -> StepResult:
+        """Apply one action per game of ``games`` (default all; finished games are skipped).
+
+        Returns rewards, done and truncated for those games; with ``auto_reset``
+        the games that end are dealt a new game from the engine's seed sequence.
+        """
+        idx = self._games(games)
         actions = np.asarray(actions)
-        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_games} integer action ids, got shape {actions.shape}")
-        active = ~self.done
+        if actions.shape != (len(idx),) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {len(idx)} integer action ids, got shape {actions.shape}")
+        full = np.zeros(self.num_games, dtype=np.int64)
+        full[idx] = actions
+        active = np.zeros(self.num_games, dtype=bool)
+        active[idx] = ~self.done[idx]
         if check:
-            self._check(actions, active)
-        rewards = apply_actions(self.spec, self.state, actions.astype(np.int64), active)
-        self._mask = None
+            self._check(full, active)
+        rewards = apply_actions(self.spec, self.state, full, active)
+        self._stale[idx] = True
         done = active & self.done
         truncated = np.zeros(self.num_games, dtype=bool)
         if self.max_steps is not None:
             truncated = active & ~done & (self.state.steps >= self.max_steps)
         if auto_reset and (done | truncated).any():
             self.reset(games=np.flatnonzero(done | truncated))
-        return StepResult(rewards, done, truncated)
+        if games is None:
+            return StepResult(rewards, done, truncated)
+        return StepResult(rewards[idx], done[idx], truncated[idx])
 
     def _check(self, actions: np.ndarray, active: np.ndarray) -> None:
         from .explain import explain_illegal
 
-        mask = self.legal_mask()
+        games = np.flatnonzero(active)
+        self.legal_mask(games)
         in_range = (actions >= 0) & (actions < self.num_actions)
-        legal = in_range & mask[np.arange(self.num_games), np.clip(actions, 0, self.num_actions - 1)]
+        legal = in_range & self._mask[np.arange(self.num_games), np.clip(actions, 0, self.num_actions - 1)]
         bad = np.flatnonzero(active & ~legal)
         if len(bad):
             game = int(bad[0])

@@ -15,19 +15,26 @@ _PHASE_MASKS = ((DRAW_PHASE, draw_mask), (PLAY_PHASE, play_mask), (RUMMY_PHASE, 
 def legal_mask(spec: GameSpec, s: State) -> np.ndarray:
     """``bool [G, A]`` the legal actions of the seat to act in every game (all False once over)."""
     out = np.zeros((s.num_games, spec.layout.num_actions), dtype=bool)
-    by_phase = _games_by_phase(s.phase)
+    fill_legal_mask(spec, s, out, np.arange(s.num_games))
+    return out
+
+
+def fill_legal_mask(spec: GameSpec, s: State, out: np.ndarray, games: np.ndarray) -> None:
+    """Write the legal actions of games ``games`` into their rows of ``out [G, A]``."""
+    out[games] = False
+    by_phase = _games_by_phase(s.phase, games)
     for phase, fill in _PHASE_MASKS:
         if phase in by_phase:
             fill(spec, s, by_phase[phase], out)
     if spec.rules.first_meld_minimum > 0:
-        restrict_openings(spec, s, out)
+        restrict_openings(spec, s, out, games)
     if PLAY_PHASE in by_phase:
         discard_mask(spec, s, by_phase[PLAY_PHASE], out)
-    return out
 
 
-def _games_by_phase(phase: np.ndarray) -> dict[int, np.ndarray]:
-    """Phase -> indices of the games in it (only phases present)."""
-    if len(phase) == 1:
-        return {int(phase[0]): np.zeros(1, dtype=np.int64)}
-    return {p: np.flatnonzero(phase == p) for p in np.flatnonzero(np.bincount(phase)).tolist()}
+def _games_by_phase(phase: np.ndarray, games: np.ndarray) -> dict[int, np.ndarray]:
+    """Phase -> those of ``games`` in it (only phases present)."""
+    if len(games) == 1:
+        return {int(phase[games[0]]): games}
+    of_games = phase[games]
+    return {p: games[of_games == p] for p in np.flatnonzero(np.bincount(of_games)).tolist()}

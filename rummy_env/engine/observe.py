@@ -107,16 +107,20 @@ def _one_hot(out: np.ndarray, rows: np.ndarray, value: np.ndarray) -> None:
     out[rows[ok], value[ok]] = 1.0
 
 
-def observe(spec: GameSpec, s: State, seats: np.ndarray) -> np.ndarray:
-    """``float32 [G, obs_dim]`` each game as seen from ``seats[g]``."""
+def observe(spec: GameSpec, s: State, seats: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
+    """``float32 [n, obs_dim]`` games ``games`` (default all) as seen from ``seats[i]``."""
     layout = obs_layout(spec.players, spec.copies)
-    n, players = s.num_games, spec.players
-    rows = np.arange(n)
-    seats = np.asarray(seats, dtype=np.int64)
-    order = (seats[:, None] + np.arange(players)) % players
-    r2 = rows[:, None]
-    obs = np.zeros((n, layout.size), dtype=np.float32)
+    players = spec.players
 
+    def rows_of(array: np.ndarray) -> np.ndarray:
+        return array if games is None else array[games]
+
+    seats = np.asarray(seats, dtype=np.int64)
+    n = len(seats)
+    rows = np.arange(n)
+    at = rows[:, None] if games is None else np.asarray(games)[:, None]
+    order = (seats[:, None] + np.arange(players)) % players
+    obs = np.zeros((n, layout.size), dtype=np.float32)
     slices = layout.slices
 
     def put(name: str, values: np.ndarray, scale: float = 1.0) -> None:
@@ -126,34 +130,34 @@ def observe(spec: GameSpec, s: State, seats: np.ndarray) -> np.ndarray:
         np.multiply(values, np.float32(scale), out=view, casting="unsafe")
 
     def seat_hot(name: str, seat: np.ndarray) -> None:
-        _one_hot(obs[:, layout.slice(name)], rows, np.where(seat >= 0, (seat - seats) % players, -1))
+        _one_hot(obs[:, slices[name]], rows, np.where(seat >= 0, (seat - seats) % players, -1))
 
-    hands = s.hand[r2, order]
+    hands = s.hand[at, order]
     put("hand", hands[:, 0], 0.5)
-    put("known", s.known[r2, order[:, 1:]], 0.5)
-    put("placed", s.placed[r2, order], 0.5)
-    put("table_jokers", s.table_jokers, 0.5)
-    put("accept_run", s.accept_run[:, :NUM_NATURAL] > 0)
-    put("accept_group", s.accept_group[:, :NUM_NATURAL] > 0)
+    put("known", s.known[at, order[:, 1:]], 0.5)
+    put("placed", s.placed[at, order], 0.5)
+    put("table_jokers", rows_of(s.table_jokers), 0.5)
+    put("accept_run", rows_of(s.accept_run)[:, :NUM_NATURAL] > 0)
+    put("accept_group", rows_of(s.accept_group)[:, :NUM_NATURAL] > 0)
     size = 1.0 / spec.deck_size
-    put("pile", s.pile_pos, size)
-    put("pile_size", s.pile_len, size)
-    put("stock_size", s.stock_len, size)
+    put("pile", rows_of(s.pile_pos), size)
+    put("pile_size", rows_of(s.pile_len), size)
+    put("stock_size", rows_of(s.stock_len), size)
     put("hand_sizes", hands.sum(axis=2, dtype=np.int16), 1.0 / 13)
-    put("scores", s.scores[r2, order], 1.0 / spec.rules.target_score)
-    put("melded_points", s.melded_points[r2, order], 0.01)
-    put("turn_points", s.turn_points, 0.01)
-    _one_hot(obs[:, layout.slice("phase")], rows, s.phase.astype(np.int64))
-    seat_hot("to_act", s.current.astype(np.int64))
-    seat_hot("dealer", s.dealer.astype(np.int64))
-    queued = s.rummy_queue.astype(np.int64)
+    put("scores", s.scores[at, order], 1.0 / spec.rules.target_score)
+    put("melded_points", s.melded_points[at, order], 0.01)
+    put("turn_points", rows_of(s.turn_points), 0.01)
+    _one_hot(obs[:, slices["phase"]], rows, rows_of(s.phase).astype(np.int64))
+    seat_hot("to_act", rows_of(s.current).astype(np.int64))
+    seat_hot("dealer", rows_of(s.dealer).astype(np.int64))
+    queued = rows_of(s.rummy_queue).astype(np.int64)
     queue_rows, queue_cols = np.nonzero(queued >= 0)
     if len(queue_rows):
         seat_col = (queued[queue_rows, queue_cols] - seats[queue_rows]) % players
-        obs[queue_rows, layout.slice("rummy_queue").start + seat_col] = 1.0
-    put("floating", s.floating[r2, order])
-    put("opened", s.opened[r2, order])
-    _one_hot(obs[:, layout.slice("obliged")], rows, s.obliged.astype(np.int64))
-    _one_hot(obs[:, layout.slice("top_taken")], rows, s.top_taken.astype(np.int64))
-    put("called", s.called)
+        obs[queue_rows, slices["rummy_queue"].start + seat_col] = 1.0
+    put("floating", s.floating[at, order])
+    put("opened", s.opened[at, order])
+    _one_hot(obs[:, slices["obliged"]], rows, rows_of(s.obliged).astype(np.int64))
+    _one_hot(obs[:, slices["top_taken"]], rows, rows_of(s.top_taken).astype(np.int64))
+    put("called", rows_of(s.called))
     return obs

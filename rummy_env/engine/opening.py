@@ -55,11 +55,12 @@ def seats_can_call(spec: GameSpec, s: State, idx: np.ndarray, seats: np.ndarray,
     return can
 
 
-def restrict_openings(spec: GameSpec, s: State, mask: np.ndarray) -> None:
-    """Clear from ``mask`` the opening moves after which the turn cannot reach the minimum."""
+def restrict_openings(spec: GameSpec, s: State, mask: np.ndarray, games: np.ndarray) -> None:
+    """Clear from the rows ``games`` of ``mask`` the opening moves after which the turn cannot reach the minimum."""
     layout = spec.layout
     seat = s.current
-    closed = ~s.opened[np.arange(s.num_games), seat] & (s.phase != GAME_OVER)
+    closed = np.zeros(s.num_games, dtype=bool)
+    closed[games] = ~s.opened[games, seat[games]] & (s.phase[games] != GAME_OVER)
     if not closed.any():
         return
     candidate = np.zeros(layout.num_actions, dtype=bool)
