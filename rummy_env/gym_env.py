@@ -1,4 +1,4 @@
-"""``RummyGymEnv``: one game as a single-agent gymnasium env (a learner seat against opponents), with ``action_masks()``.
+"""``RummyGymEnv``: one game as a single-agent gymnasium env (a learner seat against opponents).
 
 Illegal actions are replaced by the lowest legal one (``info["illegal_action"]``)
 unless ``illegal="raise"``, so unmasked algorithms and env checkers can run it.
@@ -16,7 +16,10 @@ from .vector import RummyVecEnv
 
 
 class RummyGymEnv(gymnasium.Env):
-    """The learner's seat of one game; opponents play in between (see ``RummyVecEnv``, whose one game it runs)."""
+    """The learner's seat of one game; opponents play in between (``RummyVecEnv`` with one game).
+
+    After the episode ends the next game is already dealt (masks and rendering show it); call ``reset()``.
+    """
 
     metadata = {"render_modes": ["ansi"]}
 
@@ -33,18 +36,24 @@ class RummyGymEnv(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be 'ansi' or None, got {render_mode!r}")
         self.render_mode = render_mode
-        self.vec = RummyVecEnv(1, rules, opponents, opponent_weights, learner_seat, False, 0, max_steps, illegal)
+        self.vec = RummyVecEnv(
+            num_games=1,
+            rules=rules,
+            opponents=opponents,
+            opponent_weights=opponent_weights,
+            learner_seat=learner_seat,
+            max_steps=max_steps,
+            illegal=illegal,
+        )
         self.observation_space = self.vec.observation_space
         self.action_space = self.vec.action_space
-        self._obs: np.ndarray | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Deal a new game (reproducibly from ``seed``) and play the opponents up to the learner's turn."""
         super().reset(seed=seed)
         if seed is not None:
             self.vec.seed(seed)
-        self._obs = self.vec.reset()[0]
-        return self._obs, {"seat": int(self.vec.learner[0])}
+        return self.vec.reset()[0], {"seat": int(self.vec.learner[0])}
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         """Play the learner's action and the opponents' replies."""
@@ -55,8 +64,7 @@ class RummyGymEnv(gymnasium.Env):
             truncated = bool(info.pop("TimeLimit.truncated"))
             terminated = not truncated
             obs = info.pop("terminal_observation")[None]
-        self._obs = obs[0]
-        return self._obs, float(rewards[0]), terminated, truncated, info
+        return obs[0], float(rewards[0]), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """``bool [A]`` the learner's legal actions."""

@@ -32,32 +32,17 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from agents import make_agent
+from agents.arena import act_all
+
 from .actions import PASS
-from .engine import Engine, StepResult
+from .engine import Engine
 from .env import OBS_BOUND
 from .rules import Rules
 
 
-def step_games(engine: Engine, games: np.ndarray, actions: np.ndarray) -> StepResult:
-    """Step only ``games`` (the others are left exactly as they were); rows of other games are zero."""
-    count = engine.num_games
-    others = np.setdiff1d(np.arange(count), games)
-    others = others[~engine.done[others]]
-    full = np.argmax(engine.legal_mask(), axis=1)
-    full[games] = actions
-    saved = engine.state.take(others) if len(others) else None
-    result = engine.step(full, check=False)
-    keep = np.zeros(count, dtype=bool)
-    keep[games] = True
-    if saved is not None:
-        engine.load_state(others, saved)
-    return StepResult(result.rewards * keep[:, None], result.done & keep, result.truncated & keep)
-
-
 class RummyVecEnv(VecEnv):
     """500 Rummy as a Stable-Baselines3 ``VecEnv``: a learner seat against batched opponents, or self-play."""
-
-    metadata = {"render_modes": []}
 
     def __init__(
         self,
@@ -71,8 +56,6 @@ class RummyVecEnv(VecEnv):
         max_steps: int = 3000,
         illegal: str = "raise",
     ) -> None:
-        from agents import make_agent
-
         if illegal not in ("raise", "replace"):
             raise ValueError(f"illegal must be 'raise' or 'replace', got {illegal!r}")
         self.illegal = illegal
@@ -81,33 +64,33 @@ class RummyVecEnv(VecEnv):
         self.self_play = bool(self_play)
         self.num_games = int(num_games)
         self.players = self.rules.players
-        if not (learner_seat in ("random", "rotate") or (isinstance(learner_seat, int) and 0 <= learner_seat < self.players)):
-            raise ValueError(f"learner_seat must be 'random', 'rotate' or a seat 0..{self.players - 1}, got {learner_seat!r}")
+        fixed_seat = isinstance(learner_seat, int) and 0 <= learner_seat < self.players
+        if not (fixed_seat or learner_seat in ("random", "rotate")):
+            raise ValueError(
+                f"learner_seat must be 'random', 'rotate' or a seat 0..{self.players - 1}, got {learner_seat!r}"
+            )
         self.learner_seat = learner_seat
         self.engine = Engine(self.rules, num_games=self.num_games, seed=seed, max_steps=max_steps)
-        self.opponents = [make_agent(o, self.rules, seed + 1 + k) for k, o in enumerate(opponents)]
-        if not self.self_play and not self.opponents:
-            raise ValueError("opponents must name at least one agent unless self_play=True")
-        weights = np.ones(len(self.opponents)) if opponent_weights is None else np.asarray(opponent_weights, float)
-        if len(weights) != len(self.opponents) or (weights < 0).any() or weights.sum() <= 0:
-            raise ValueError("opponent_weights must be one non-negative weight per opponent, not all zero")
-        self.opponent_weights = weights / weights.sum()
         self._seed = int(seed)
         self._rng = np.random.default_rng(seed)
         self._episodes = np.zeros(self.num_games, dtype=np.int64)
         self.learner = np.zeros(self.num_games, dtype=np.int64)
         self.seat_agents = np.full((self.num_games, self.players), -1, dtype=np.int64)
+        self.opponents: list = []
+        if not self.self_play:
+            self.set_opponents(opponents, opponent_weights)
         self._actions: np.ndarray | None = None
         envs = self.num_games * (self.players if self.self_play else 1)
         observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, shape=(self.engine.obs_dim,), dtype=np.float32)
         super().__init__(envs, observation_space, spaces.Discrete(self.engine.num_actions))
 
     def reset(self) -> np.ndarray:
-        """Start every game afresh (from the seed given to ``seed()``, if any) and return the first observations."""
+        """Start every game afresh (from the seed given to ``seed()``, if any); returns the first observations."""
         if self._seeds[0] is not None:
             self._seed = int(self._seeds[0])
             self._rng = np.random.default_rng(self._seed)
-            self.engine = Engine(self.rules, num_games=self.num_games, seed=self._seed, max_steps=self.engine.max_steps)
+            max_steps = self.engine.max_steps
+            self.engine = Engine(self.rules, num_games=self.num_games, seed=self._seed, max_steps=max_steps)
             self._episodes[:] = 0
         self._reset_seeds()
         self._new_episodes(np.arange(self.num_games))
@@ -212,26 +195,15 @@ class RummyVecEnv(VecEnv):
         live = np.zeros(self.num_games, dtype=bool)
         live[games] = True
         while True:
-            current = self.engine.current_player
-            waiting = np.flatnonzero(live & ~done & ~truncated & ~self.engine.done & (current != self.learner))
-            if not len(waiting):
+            waiting = live & ~done & ~truncated & ~self.engine.done & (self.engine.current_player != self.learner)
+            if not waiting.any():
                 return rewards, done, truncated
-            mask = self.engine.legal_mask()
-            actions = np.zeros(len(waiting), dtype=np.int64)
-            acting = self.seat_agents[waiting, current[waiting]]
-            obs = None
-            for k, agent in enumerate(self.opponents):
-                rows = np.flatnonzero(acting == k)
-                if not len(rows):
-                    continue
-                if agent.needs_obs and obs is None:
-                    obs = np.clip(self.engine.observe(), -OBS_BOUND, OBS_BOUND)
-                sel = waiting[rows]
-                actions[rows] = agent.act(self.engine, sel, obs[sel] if agent.needs_obs else None, mask[sel])
-            result = step_games(self.engine, waiting, actions)
-            rewards += result.rewards[np.arange(self.num_games), self.learner]
-            done |= result.done
-            truncated |= result.truncated
+            actions = act_all(self.engine, self.opponents, self.seat_agents, waiting)
+            moving = np.flatnonzero(waiting)
+            result = self.engine.step(actions[moving], check=False, games=moving)
+            rewards[moving] += result.rewards[np.arange(len(moving)), self.learner[moving]]
+            done[moving] |= result.done
+            truncated[moving] |= result.truncated
 
     def _observations(self) -> np.ndarray:
         if self.self_play:
@@ -255,14 +227,15 @@ class RummyVecEnv(VecEnv):
         return out.reshape(self.num_envs, -1)
 
     def set_opponents(self, opponents: Sequence[Any], weights: Sequence[float] | None = None) -> None:
-        """Replace the opponent pool (names, checkpoint paths or agents); takes effect from the next episodes."""
-        from agents import make_agent
-
+        """Replace the opponent pool (names, paths or agents); games in progress redraw their opponents from it."""
         pool = [make_agent(o, self.rules, self._seed + 1 + k) for k, o in enumerate(opponents)]
         w = np.ones(len(pool)) if weights is None else np.asarray(weights, dtype=float)
         if not pool or len(w) != len(pool) or (w < 0).any() or w.sum() <= 0:
-            raise ValueError("set_opponents needs at least one agent and one non-negative weight per agent")
+            raise ValueError("opponents need at least one agent and opponent_weights one non-negative weight each")
         self.opponents, self.opponent_weights = pool, w / w.sum()
+        if not self.self_play:
+            picks = self._rng.choice(len(pool), size=self.seat_agents.shape, p=self.opponent_weights)
+            self.seat_agents = np.where(self.seat_agents < 0, -1, picks)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -1,0 +1,108 @@
+"""Batched play: many games at once on one ``Engine``, each seat played by an agent of a pool."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from rummy_env.engine import Engine
+from rummy_env.rules import Rules
+
+from .base import Agent
+
+
+@dataclass
+class GameResults:
+    """Outcome of every game played, in the order of the schedule."""
+
+    seats: np.ndarray  # int64 [games, N] agent index at each seat
+    seeds: np.ndarray  # uint64 [games] deal seed
+    scores: np.ndarray  # int32 [games, N] final cumulative scores
+    winner: np.ndarray  # int64 [games] winning seat, -1 when nobody won outright (tie or truncation)
+    hands: np.ndarray  # int64 [games] hands played
+    steps: np.ndarray  # int64 [games] actions taken
+    truncated: np.ndarray  # bool [games] stopped by ``max_steps``
+
+    def win_shares(self) -> np.ndarray:
+        """``float64 [games, N]`` 1 for the winner; without one, the leaders on score share 1."""
+        shares = np.zeros(self.scores.shape, dtype=np.float64)
+        rows = np.arange(len(self.winner))
+        won = self.winner >= 0
+        shares[rows[won], self.winner[won]] = 1.0
+        leaders = self.scores[~won] == self.scores[~won].max(axis=1, keepdims=True)
+        shares[~won] = leaders / leaders.sum(axis=1, keepdims=True)
+        return shares
+
+
+def act_all(engine: Engine, agents: Sequence[Agent], seat_agents: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """``int64 [G]`` actions for every live game, each chosen by the agent of its seat to act."""
+    actions = np.zeros(engine.num_games, dtype=np.int64)
+    live_games = np.flatnonzero(live)
+    if not len(live_games):
+        return actions
+    mask = engine.legal_mask(live_games)
+    acting = seat_agents[live_games, engine.current_player[live_games]]
+    for k, agent in enumerate(agents):
+        rows = np.flatnonzero(acting == k)
+        if not len(rows):
+            continue
+        games = live_games[rows]
+        obs = engine.observe(games=games) if agent.needs_obs else None
+        actions[games] = agent.act(engine, games, obs, mask[rows])
+    return actions
+
+
+def play_games(
+    rules: Rules,
+    agents: Sequence[Agent],
+    seats: np.ndarray,
+    seeds: np.ndarray,
+    batch: int = 1024,
+    max_steps: int | None = 3000,
+    check: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> GameResults:
+    """Play game ``i`` from deal seed ``seeds[i]`` with ``agents[seats[i, p]]`` at seat ``p``, ``batch`` at a time."""
+    seats = np.asarray(seats, dtype=np.int64)
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    total, players = seats.shape
+    if players != rules.players or len(seeds) != total:
+        raise ValueError(
+            f"seats must be [games, {rules.players}] and seeds [games], got {seats.shape} and {seeds.shape}"
+        )
+    scores = np.zeros((total, players), dtype=np.int32)
+    winner = np.full(total, -1, dtype=np.int64)
+    hands = np.zeros(total, dtype=np.int64)
+    steps = np.zeros(total, dtype=np.int64)
+    truncated = np.zeros(total, dtype=bool)
+    if total == 0:
+        return GameResults(seats, seeds, scores, winner, hands, steps, truncated)
+    width = min(batch, total)
+    engine = Engine(rules, num_games=width, seed=0, max_steps=max_steps)
+    slot_game = np.arange(width)  # game played in each engine slot, -1 once its result is in
+    slot_seats = seats[:width].copy()  # a truncated game with nothing to replace it plays on, unrecorded
+    engine.reset(seeds=seeds[:width])
+    queued = width
+    while (slot_game >= 0).any():
+        result = engine.step(act_all(engine, agents, slot_seats, ~engine.done), check=check)
+        ended = np.flatnonzero((slot_game >= 0) & (result.done | result.truncated))
+        if not len(ended):
+            continue
+        s, game = engine.state, slot_game[ended]
+        scores[game] = s.scores[ended]
+        winner[game] = s.winner[ended]
+        hands[game] = s.hand_no[ended] + 1
+        steps[game] = s.steps[ended]
+        truncated[game] = result.truncated[ended]
+        refill = ended[: max(0, min(len(ended), total - queued))]
+        slot_game[ended] = -1
+        if len(refill):
+            slot_game[refill] = np.arange(queued, queued + len(refill))
+            slot_seats[refill] = seats[queued : queued + len(refill)]
+            engine.reset(seeds=seeds[queued : queued + len(refill)], games=refill)
+            queued += len(refill)
+        if progress is not None:
+            progress(len(ended))
+    return GameResults(seats, seeds, scores, winner, hands, steps, truncated)

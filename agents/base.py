@@ -1,0 +1,82 @@
+"""The agent interface: one action per game for a batch of games, whoever the agent is."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from rummy_env.engine import Engine
+from rummy_env.engine.piles import mix64
+from rummy_env.engine.state import DRAW_PHASE, PLAY_PHASE, RUMMY_PHASE
+
+_SALT = np.uint64(0xA5E17)
+MELD_BONUS, LAYOFF_BONUS, JOKER_BONUS = 3000.0, 2000.0, 1000.0  # play-phase score tiers above any discard
+
+
+class Agent(ABC):
+    """A player that chooses, for a batch of games, one legal action for the seat to act in each.
+
+    ``act`` receives the engine (its batched ``state`` and ``spec``), the game
+    indices ``games [n]``, the observations ``float32 [n, obs_dim]`` of the
+    seats to act (``None`` when ``needs_obs`` is False and the caller skipped
+    them) and their legal masks ``bool [n, A]``; it returns ``int64 [n]``.
+    """
+
+    name: str = "agent"
+    needs_obs: bool = False
+
+    @abstractmethod
+    def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
+        """One legal action id per game of ``games`` for the seat to act there."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class HeuristicAgent(Agent):
+    """A rule-based agent: each decision phase (draw, play, "Rummy!" window) has its own scorer.
+
+    A scorer returns ``float [n, A]`` preferences; the agent plays the legal
+    action of highest score, ties broken by the lowest action id.
+    """
+
+    def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
+        """The best-scored legal action in each game."""
+        games = np.asarray(games, dtype=np.int64)
+        actions = np.zeros(len(games), dtype=np.int64)
+        phase = engine.state.phase[games]
+        scorers = ((DRAW_PHASE, self.score_draw), (PLAY_PHASE, self.score_play), (RUMMY_PHASE, self.score_rummy))
+        for value, scorer in scorers:
+            rows = np.flatnonzero(phase == value)
+            if len(rows):
+                actions[rows] = best_legal(scorer(engine, games[rows], mask[rows]), mask[rows])
+        return actions
+
+    @abstractmethod
+    def score_draw(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Preferences over draw, stop and take D."""
+
+    @abstractmethod
+    def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Preferences over melds, lay-offs and discards."""
+
+    @abstractmethod
+    def score_rummy(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Preferences over "Rummy!" calls and pass."""
+
+
+def best_legal(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``int64 [n]`` the legal action of highest score in each row (lowest id on ties)."""
+    return np.argmax(np.where(mask, scores, -np.inf), axis=1).astype(np.int64)
+
+
+def game_uniforms(engine: Engine, games: np.ndarray, seed: int, size: int) -> np.ndarray:
+    """``float64 [n, size]`` uniforms fixed by (agent seed, game seed, step, seat): the same whatever the batch."""
+    s = engine.state
+    with np.errstate(over="ignore"):
+        key = mix64(s.seed[games] ^ mix64(np.uint64(seed % 2**64) + _SALT))
+        key = mix64(key + s.steps[games].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        key = mix64(key ^ s.current[games].astype(np.uint64))
+        bits = mix64(key[:, None] + np.arange(1, size + 1, dtype=np.uint64)[None, :])
+    return (bits >> np.uint64(11)).astype(np.float64) / float(2**53)

@@ -1,0 +1,69 @@
+"""``greedy``: meld and lay off everything at once, take only what melds, shed high loose cards.
+
+Strategy: in the draw it takes from the discard pile only when the card taken
+melds at once (the shallowest such take), else draws from the stock; in a
+"Rummy!" window it always calls, at the shallowest depth. In play it puts down
+the meld worth most, again and again, then lays off every card it can
+(naturals before jokers), and discards its highest-value card among those with
+the fewest partner cards in hand (least likely to meld).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rummy_env.actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS
+from rummy_env.actions import RUMMY, STOP, TAKE
+from rummy_env.cards import NUM_NATURAL
+from rummy_env.engine import Engine
+from rummy_env.engine.masks import acting_hand
+
+from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS, HeuristicAgent
+from .features import connections, meld_points, top_melds_now
+
+
+class GreedyAgent(HeuristicAgent):
+    """Melds and lays off as soon as it can; takes from the pile only what melds at once."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = int(seed)  # unused: greedy is deterministic
+
+    def score_draw(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Shallowest take whose card melds at once, else draw (or stop when the stock is empty)."""
+        layout, spec = engine.spec.layout, engine.spec
+        scores = np.zeros(mask.shape, dtype=np.float32)
+        take = layout.block(TAKE)
+        depth = np.arange(take.stop - take.start, dtype=np.float32)
+        scores[:, take] = 2.0 - 0.001 * depth
+        top_ok = top_melds_now(spec, engine.state, games, acting_hand(engine.state, games))
+        scores[:, take.start] = np.where(top_ok, 2.0, -1.0)
+        scores[:, layout.start(DRAW)] = 1.0
+        scores[:, layout.start(STOP)] = 1.0
+        return scores
+
+    def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Best meld first, then natural lay-offs, joker lay-offs, and finally the loosest high card."""
+        spec, layout = engine.spec, engine.spec.layout
+        hand = acting_hand(engine.state, games)
+        values = spec.table.values
+        scores = np.zeros(mask.shape, dtype=np.float32)
+        melding = np.flatnonzero(mask[:, layout.block(MELD)].any(axis=1))
+        scores[melding, layout.block(MELD)] = MELD_BONUS + meld_points(spec, hand[melding])
+        scores[:, layout.block(LAYOFF_RUN)] = LAYOFF_BONUS + values[:NUM_NATURAL]
+        scores[:, layout.block(LAYOFF_GROUP)] = LAYOFF_BONUS + values[:NUM_NATURAL]
+        scores[:, layout.block(JOKER_RUN)] = JOKER_BONUS
+        scores[:, layout.block(JOKER_GROUP)] = JOKER_BONUS
+        discarding = np.flatnonzero(~(mask & (scores > 0)).any(axis=1))
+        scores[discarding, layout.block(DISCARD)] = values - 100.0 * connections(spec, hand[discarding])
+        return scores
+
+    def score_rummy(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Always call, at the shallowest callable depth."""
+        layout = engine.spec.layout
+        scores = np.zeros(mask.shape, dtype=np.float32)
+        call = layout.block(RUMMY)
+        scores[:, call] = 2.0 - 0.001 * np.arange(call.stop - call.start, dtype=np.float32)
+        scores[:, layout.start(PASS)] = 1.0
+        return scores

@@ -1,0 +1,36 @@
+"""``make_agent``: an agent from a name (``random``, ``greedy``, ``strategic``, ``human``) or a checkpoint path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from rummy_env.rules import Rules
+
+from .base import Agent
+from .greedy import GreedyAgent
+from .human import HumanAgent
+from .policy import PolicyAgent
+from .random_agent import RandomAgent
+from .strategic import StrategicAgent
+
+AGENTS: dict[str, Callable[[int], Agent]] = {
+    "random": lambda seed: RandomAgent(seed),
+    "greedy": lambda seed: GreedyAgent(seed),
+    "strategic": lambda seed: StrategicAgent(seed),
+    "human": lambda seed: HumanAgent(),
+}
+
+
+def make_agent(name_or_path: str | Agent, rules: Rules | Mapping[str, Any] | None = None, seed: int = 0) -> Agent:
+    """The agent called ``name_or_path`` (a registered name or a ``MaskablePPO`` ``.zip``), seeded with ``seed``."""
+    if isinstance(name_or_path, Agent):
+        return name_or_path
+    if isinstance(rules, Mapping):
+        rules = Rules.from_dict(rules)
+    key = str(name_or_path)
+    if key in AGENTS:
+        return AGENTS[key](seed)
+    if key.endswith(".zip") or Path(key).exists():
+        return PolicyAgent(key, rules=rules)
+    raise ValueError(f"unknown agent {key!r}: expected one of {', '.join(AGENTS)} or a MaskablePPO .zip checkpoint")

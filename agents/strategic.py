@@ -1,0 +1,207 @@
+"""``strategic``: plans its hand, values every take, and discards what opponents cannot use.
+
+Strategy. The hand is planned as melds, lay-offs and leftover cards
+(``features.plan_hands``); a hand is worth its planned points, minus part of
+the leftovers' value (less for a card with a partner in hand), minus a cost per
+card carried, plus a bonus when it can go out. Draw: every legal take is valued
+by the worth it adds (deep takes bring points but also cards to carry) and
+compared with a blind draw; a "Rummy!" call is made whenever it adds more than
+that draw. Play: put down the planned melds and lay off everything, but hold
+back a meld that would let an opponent call "Rummy!" on a pile card unless the
+hand is ending (it can go out, the stock is low, or an opponent is nearly out).
+Discard: the card that costs least to give away: never one the table takes or
+that melds with pile cards (a sure call), nor one that melds with cards an
+opponent is known to hold (``state.known``), weighing the odds that unseen
+cards in opponents' hands meld with it; among safe cards, the highest loose one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from rummy_env.actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS
+from rummy_env.actions import RUMMY, STOP, TAKE
+from rummy_env.cards import JOKER, NUM_KINDS, NUM_NATURAL
+from rummy_env.engine import Engine
+from rummy_env.engine.masks import acting_hand
+from rummy_env.engine.piles import pile_by_depth
+from rummy_env.engine.spec import GameSpec
+from rummy_env.engine.state import State
+
+from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS, HeuristicAgent
+from .features import Plan, connections, meld_preference, plan_acting, plan_hands, plan_tables, table_accepts
+
+HOLD = -5000.0  # a held-back meld scores below every discard
+NEVER = 1000.0  # discard penalty of a joker (half of it for a card of a planned meld)
+
+
+@dataclass(frozen=True)
+class StrategicParams:
+    """Weights of the strategic agent's evaluation (tuned against ``greedy``)."""
+
+    deadwood: float = 0.6  # share of a leftover card's value counted as lost
+    partial: float = 0.5  # discount on that loss for a leftover card with a partner in hand
+    card_cost: float = 2.0  # cost of each leftover card (slower to go out)
+    out_bonus: float = 40.0  # bonus for a plan that can go out this turn
+    draw_value: float = 0.0  # worth of a blind draw from the stock, against which takes and calls compete
+    keep_partial: float = 8.0  # reluctance to discard a card with a partner in hand
+    danger: float = 10.0  # weight of what a discard gives an opponent
+    tempo: float = 10.0  # what an opponent gains beyond the card's value when it uses a discard
+    urgent_hand: int = 3  # an opponent holding this many cards or fewer is about to go out
+    urgent_stock: int = 4  # the hand is ending when the stock is this low
+    hold_calls: bool = True  # hold back melds that open a "Rummy!" call on a pile card
+
+
+class StrategicAgent(HeuristicAgent):
+    """The strongest bot here: plans melds, weighs deep takes, guards its discards."""
+
+    name = "strategic"
+
+    def __init__(self, seed: int = 0, params: StrategicParams | None = None, **overrides: float) -> None:
+        self.seed = int(seed)
+        self.params = replace(params or StrategicParams(), **overrides)
+
+    def worth(self, spec: GameSpec, plan: Plan) -> np.ndarray:
+        """``float [n]`` a planned hand's worth: its points, less its leftovers at risk, plus going out."""
+        p = self.params
+        rest = plan.rest
+        loose = connections(spec, rest) <= 0
+        at_risk = (rest * plan_tables(spec.rules).values * np.where(loose, 1.0, 1.0 - p.partial)).sum(axis=1)
+        size = rest.sum(axis=1)
+        return plan.points - p.deadwood * at_risk - p.card_cost * size + p.out_bonus * (size <= 1)
+
+    def pile_gains(self, engine: Engine, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """``float [n, D]`` worth added by taking the pile down to each ``legal`` depth (``-inf`` elsewhere)."""
+        spec, s = engine.spec, engine.state
+        gains = np.full(legal.shape, -np.inf, dtype=np.float32)
+        rows, depth = np.nonzero(legal)
+        if not len(rows):
+            return gains
+        width = int(depth.max()) + 1
+        cards = pile_by_depth(s, games, width)[rows]
+        within = (np.arange(width)[None, :] <= depth[:, None]) & (cards >= 0)
+        taken = np.zeros((len(rows), NUM_KINDS), dtype=np.int16)
+        np.add.at(taken, (np.nonzero(within)[0], cards[within]), 1)
+        hand = acting_hand(s, games).astype(np.int16)
+        run, group, joker = table_accepts(s, games)
+        after = self.worth(spec, plan_hands(spec, hand[rows] + taken, run[rows], group[rows], joker[rows]))
+        before = self.worth(spec, plan_hands(spec, hand, run, group, joker))
+        gains[rows, depth] = after - before[rows]
+        return gains
+
+    def score_draw(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Each legal take by the worth it adds; a blind draw at ``draw_value``; stopping at zero."""
+        layout = engine.spec.layout
+        scores = np.full(mask.shape, -np.inf, dtype=np.float32)
+        scores[:, layout.start(DRAW)] = self.params.draw_value
+        scores[:, layout.start(STOP)] = 0.0
+        scores[:, layout.block(TAKE)] = self.pile_gains(engine, games, mask[:, layout.block(TAKE)])
+        return scores
+
+    def score_rummy(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Call at the depth worth most, when that beats the blind draw the call takes the place of."""
+        layout = engine.spec.layout
+        scores = np.full(mask.shape, -np.inf, dtype=np.float32)
+        scores[:, layout.start(PASS)] = self.params.draw_value
+        scores[:, layout.block(RUMMY)] = self.pile_gains(engine, games, mask[:, layout.block(RUMMY)])
+        return scores
+
+    def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Planned melds (unless held back), then lay-offs, then the safest discard."""
+        spec, s = engine.spec, engine.state
+        layout = spec.layout
+        hand = acting_hand(s, games).astype(np.int16)
+        plan = plan_acting(spec, s, games)
+        melds = MELD_BONUS + meld_preference(spec, hand)
+        if self.params.hold_calls:
+            held_back = opens_call(spec, s, games) & ~self.hand_ending(s, games, plan)[:, None]
+            melds = np.where(held_back, HOLD, melds)
+        values = spec.table.values[:NUM_NATURAL]
+        scores = np.zeros(mask.shape, dtype=np.float32)
+        scores[:, layout.block(MELD)] = melds
+        scores[:, layout.block(LAYOFF_RUN)] = LAYOFF_BONUS + values
+        scores[:, layout.block(LAYOFF_GROUP)] = LAYOFF_BONUS + values
+        scores[:, layout.block(JOKER_RUN)] = JOKER_BONUS
+        scores[:, layout.block(JOKER_GROUP)] = JOKER_BONUS
+        discarding = np.flatnonzero(~(mask & (scores > 0)).any(axis=1))
+        if len(discarding):
+            scores[discarding, layout.block(DISCARD)] = self.discard_scores(
+                spec, s, games[discarding], hand[discarding], plan.rest[discarding]
+            )
+        return scores
+
+    def hand_ending(self, s: State, games: np.ndarray, plan: Plan) -> np.ndarray:
+        """``bool [n]`` the hand is about to end: the plan goes out, the stock is low, or an opponent is nearly out."""
+        p = self.params
+        sizes = s.hand[games].sum(axis=2)
+        sizes[np.arange(len(games)), s.current[games]] = np.iinfo(sizes.dtype).max
+        nearly_out = sizes.min(axis=1) <= p.urgent_hand
+        return (plan.rest.sum(axis=1) <= 1) | (s.stock_len[games] <= p.urgent_stock) | nearly_out
+
+    def discard_scores(
+        self, spec: GameSpec, s: State, games: np.ndarray, hand: np.ndarray, rest: np.ndarray
+    ) -> np.ndarray:
+        """``float [n, 53]`` preference of each discard: its value shed, less what it breaks and gives away."""
+        p = self.params
+        values = spec.table.values.astype(np.float32)
+        partner = connections(spec, rest) > 0
+        keep = np.where(hand > rest, NEVER / 2, np.where(partner, p.keep_partial, 0.0))
+        keep[:, JOKER] = NEVER
+        return values - keep - p.danger * opponent_odds(spec, s, games) * (values + p.tempo)
+
+
+def pile_counts(s: State, games: np.ndarray) -> np.ndarray:
+    """``int [n, 53]`` copies of each kind in the discard pile."""
+    return (s.pile_pos[games] > 0).sum(axis=1)
+
+
+def opens_call(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
+    """``bool [n, P]`` putting the pattern down would let a pile card be laid off on it (a "Rummy!" call)."""
+    if spec.rules.rummy_calls == "off":
+        return np.zeros((len(games), len(spec.table.cards)), dtype=bool)
+    pt = plan_tables(spec.rules)
+    in_pile = (pile_counts(s, games) > 0).astype(np.float32)
+    return (in_pile @ (pt.accept_run | pt.accept_group).T.astype(np.float32)) > 0
+
+
+def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
+    """``float [n, 53]`` chance that some opponent can meld each card if it is discarded.
+
+    Certain when the table takes it or it melds with pile cards; otherwise, for
+    each opponent and each pattern of the card, the chance that they hold the
+    two other cards (or one and a joker): 1 for cards known to be in their hand,
+    else their unknown hand size over the unseen cards.
+    """
+    table = spec.table
+    n, players = len(games), spec.players
+    rows = np.arange(n)
+    me = s.current[games].astype(np.int64)
+    hands = s.hand[games].astype(np.float32)
+    known = s.known[games].astype(np.float32)
+    pile = pile_counts(s, games).astype(np.float32)
+    placed = s.placed[games].sum(axis=1).astype(np.float32)
+    placed[:, JOKER] = s.table_jokers[games].sum(axis=1)
+    others_known = known.sum(axis=1) - known[rows, me]
+    unseen = np.maximum(spec.counts - hands[rows, me] - pile - placed - others_known, 0.0)
+    unseen_total = np.maximum(unseen.sum(axis=1), 1.0)
+    run, group, joker = table_accepts(s, games)
+    certain = run | group
+    certain[:, JOKER] = joker
+    if spec.rules.rummy_calls != "off":
+        in_pile = (pile > 0).astype(np.float32) @ table.matrix + pile[:, JOKER, None]
+        certain |= (((in_pile >= 2) & table.enabled).astype(np.float32) @ table.matrix.T) > 0
+    partners = table.partners.astype(np.int64)
+    valid = table.of_card >= 0
+    miss = np.ones((n, NUM_KINDS), dtype=np.float32)
+    for step in range(1, players):
+        opp = (me + step) % players
+        hidden = np.maximum(hands[rows, opp].sum(axis=1) - known[rows, opp].sum(axis=1), 0.0)
+        q = np.where(known[rows, opp] > 0, 1.0, (unseen > 0) * (hidden / unseen_total)[:, None])
+        qa, qb = q[:, partners[..., 0]], q[:, partners[..., 1]]
+        both = np.clip(qa * qb + q[:, JOKER, None, None] * (qa + qb), 0.0, 1.0) * valid
+        miss *= np.prod(1.0 - both, axis=2)
+    odds = np.where(certain, 1.0, 1.0 - miss)
+    odds[:, JOKER] = 1.0
+    return odds

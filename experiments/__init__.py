@@ -1,0 +1,1 @@
+"""Experiment entry points, Hydra apps run as ``python -m experiments.<name>``."""

@@ -1,0 +1,250 @@
+"""Tournament between agents: ``python -m experiments.evaluate`` (config: ``configs/evaluate.yaml``).
+
+Reads top to bottom: build the line-ups and their seat rotations, replay the
+same seeded deals in every rotation (duplicate format), play everything in
+batch on one ``Engine``, then summarise per agent (win rate with a 95% Wilson
+interval, mean hand score, margin, OpenSkill rating) and per line-up, print
+the table and write CSV, Markdown and a PNG into the Hydra run folder.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small matrix products: threads only add contention
+
+import itertools
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+import hydra
+import numpy as np
+import pandas as pd
+from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
+
+from agents import GameResults, make_agent, play_games
+from rummy_env.rules import Rules
+
+FORMATS = {"wins": "{:.1f}", "win_rate": "{:.3f}", "ci_low": "{:.3f}", "ci_high": "{:.3f}", "hand_score": "{:.1f}",
+           "margin": "{:.1f}", "mu": "{:.2f}", "sigma": "{:.2f}", "rating": "{:.2f}"}
+
+
+def wilson_interval(wins: float, games: float, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% for ``z=1.96``)."""
+    if games <= 0:
+        return 0.0, 1.0
+    p = wins / games
+    centre = p + z * z / (2 * games)
+    spread = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games))
+    denom = 1 + z * z / games
+    return max(0.0, (centre - spread) / denom), min(1.0, (centre + spread) / denom)
+
+
+def display_names(agents: Sequence[str]) -> list[str]:
+    """Short unique names: checkpoint paths by file stem, repeats numbered."""
+    base = [Path(a).stem if a.endswith(".zip") else a for a in agents]
+    return [b if base.count(b) == 1 else f"{b}#{base[:i].count(b) + 1}" for i, b in enumerate(base)]
+
+
+def lineups_for(agents: Sequence[str], players: int, explicit: Sequence[Sequence[str]] | None) -> list[tuple[int, ...]]:
+    """Line-ups as tuples of agent indices: the explicit ones, or a round-robin."""
+    if explicit:
+        out = []
+        for lineup in explicit:
+            if len(lineup) != players or any(a not in agents for a in lineup):
+                raise ValueError(f"line-up {list(lineup)} must name {players} agents from {list(agents)}")
+            out.append(tuple(list(agents).index(a) for a in lineup))
+        return out
+    if len(agents) >= players:
+        return list(itertools.combinations(range(len(agents)), players))
+    mixes = itertools.combinations_with_replacement(range(len(agents)), players)
+    return [c for c in mixes if len(set(c)) > 1] or [(0,) * players]
+
+
+def rotations(lineup: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The distinct cyclic seatings of a line-up (every agent in every seat)."""
+    seatings = [lineup[r:] + lineup[:r] for r in range(len(lineup))]
+    return [s for i, s in enumerate(seatings) if s not in seatings[:i]]
+
+
+def schedule(lineups: list[tuple[int, ...]], deals: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(seats [games, N], seeds [games], lineup id [games])``: every line-up, deal and seat rotation."""
+    deal_seeds = np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint64)
+    games = [(seat, deal, i) for i, lineup in enumerate(lineups) for deal in deal_seeds for seat in rotations(lineup)]
+    seats, seeds, ids = zip(*games)
+    return np.array(seats, dtype=np.int64), np.array(seeds, dtype=np.uint64), np.array(ids, dtype=np.int64)
+
+
+def ratings(results: GameResults, names: Sequence[str]) -> pd.DataFrame:
+    """OpenSkill (Plackett-Luce) ratings from every game's final scores, in schedule order.
+
+    An agent holding several seats of a game is rated once per seat and keeps the mean of the updates.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    rating = [model.rating(name=name) for name in names]
+    for seats, scores in zip(results.seats, results.scores):
+        teams = model.rate([[rating[a]] for a in seats], scores=[float(x) for x in scores])
+        for k in set(seats.tolist()):
+            mine = [team[0] for team, a in zip(teams, seats) if a == k]
+            mu, sigma = np.mean([r.mu for r in mine]), np.mean([r.sigma for r in mine])
+            rating[k] = model.rating(mu=float(mu), sigma=float(sigma), name=names[k])
+    table = pd.DataFrame({"agent": list(names), "mu": [r.mu for r in rating], "sigma": [r.sigma for r in rating]})
+    return table.assign(rating=table.mu - 3 * table.sigma)
+
+
+def seat_stats(results: GameResults) -> pd.DataFrame:
+    """One row per (game, seat): the agent there, its win share, final score, margin over the others, hands."""
+    games, players = results.seats.shape
+    others = (results.scores.sum(axis=1, keepdims=True) - results.scores) / (players - 1)
+    return pd.DataFrame(
+        {
+            "game": np.repeat(np.arange(games), players),
+            "agent": results.seats.ravel(),
+            "win": results.win_shares().ravel(),
+            "score": results.scores.ravel().astype(np.int64),
+            "margin": (results.scores - others).ravel(),
+            "hands": np.repeat(results.hands, players),
+        }
+    )
+
+
+def summarise(rows: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
+    """Per agent: seats played, win rate and its 95% Wilson interval, hand score and margin per hand."""
+    out = []
+    for k, group in rows.groupby("agent", sort=True):
+        wins, seats = float(group.win.sum()), len(group)
+        low, high = wilson_interval(wins, seats)
+        hands = group.hands.sum()
+        out.append(
+            {"agent": names[int(k)], "seats": seats, "wins": wins, "win_rate": wins / seats, "ci_low": low,
+             "ci_high": high, "hand_score": group.score.sum() / hands, "margin": group.margin.sum() / hands}
+        )
+    return pd.DataFrame(out)
+
+
+def run_tournament(cfg: dict[str, Any]) -> dict[str, pd.DataFrame]:
+    """Play the tournament a config describes; returns the ``agents``, ``lineups`` and ``games`` tables."""
+    rules = Rules.from_dict(cfg["rules"])
+    specs = [str(a) for a in cfg["agents"]]
+    names = display_names(specs)
+    agents = [make_agent(a, rules, cfg["seed"] + k) for k, a in enumerate(specs)]
+    explicit = [[str(a) for a in lineup] for lineup in cfg["lineups"]] if cfg.get("lineups") else None
+    lineups = lineups_for(specs, rules.players, explicit)
+    seats, seeds, lineup_id = schedule(lineups, int(cfg["deals"]), int(cfg["seed"]))
+
+    with tqdm(total=len(seeds), desc="games", unit="game", disable=not cfg.get("progress", True)) as bar:
+        results = play_games(rules, agents, seats, seeds, batch=int(cfg["batch"]), max_steps=cfg["max_steps"],
+                             check=bool(cfg["check"]), progress=bar.update)
+
+    lineup_names = [" ".join(names[a] for a in lineup) for lineup in lineups]
+    rows = seat_stats(results).assign(lineup=np.repeat([lineup_names[i] for i in lineup_id], rules.players))
+    per_agent = summarise(rows, names).merge(ratings(results, names), on="agent")
+    per_lineup = [summarise(group, names).assign(lineup=name) for name, group in rows.groupby("lineup", sort=False)]
+    games = pd.DataFrame(
+        {
+            "lineup": [lineup_names[i] for i in lineup_id],
+            "seed": seeds,
+            **{f"seat{p}": [names[a] for a in seats[:, p]] for p in range(rules.players)},
+            **{f"score{p}": results.scores[:, p] for p in range(rules.players)},
+            "winner": results.winner,
+            "hands": results.hands,
+            "steps": results.steps,
+            "truncated": results.truncated,
+        }
+    )
+    per_lineup = pd.concat(per_lineup, ignore_index=True)
+    return {
+        "agents": per_agent.sort_values("rating", ascending=False, ignore_index=True),
+        "lineups": per_lineup[["lineup", *[c for c in per_lineup if c != "lineup"]]],
+        "games": games,
+    }
+
+
+def markdown_table(df: pd.DataFrame) -> str:
+    """A pipe table with the report's number formats."""
+    shown = df.copy()
+    for col, fmt in FORMATS.items():
+        if col in shown:
+            shown[col] = shown[col].map(fmt.format)
+    lines = ["| " + " | ".join(shown.columns) + " |", "|" + "---|" * len(shown.columns)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in shown.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def markdown(tables: dict[str, pd.DataFrame], cfg: dict[str, Any]) -> str:
+    """The report: what was played, the per-agent table, the per-line-up table."""
+    games = tables["games"]
+    changed = {k: v for k, v in Rules.from_dict(cfg["rules"]).to_dict().items() if v != getattr(Rules(), k)}
+    return "\n\n".join(
+        [
+            "# Tournament",
+            f"{len(games)} games ({int(games.truncated.sum())} truncated), seed {cfg['seed']}, "
+            f"rules: {changed or 'defaults'}.",
+            "## Agents\n\nWin rate per seat played with its 95% Wilson interval; hand score and margin "
+            "(over the mean opponent) per hand; OpenSkill rating = mu - 3 sigma.",
+            markdown_table(tables["agents"]),
+            "## Line-ups",
+            markdown_table(tables["lineups"]),
+        ]
+    ) + "\n"
+
+
+def plot(table: pd.DataFrame, path: Path) -> None:
+    """Bar chart of win rates with their 95% intervals."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(1.2 * len(table) + 2, 3.5))
+    err = np.vstack([table.win_rate - table.ci_low, table.ci_high - table.win_rate])
+    ax.bar(table.agent, table.win_rate, yerr=err, capsize=4, color="tab:blue")
+    ax.set_ylabel("win rate per seat (95% CI)")
+    ax.set_ylim(0, 1)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_reports(tables: dict[str, pd.DataFrame], cfg: dict[str, Any], out_dir: Path) -> None:
+    """Write ``agents.csv``, ``lineups.csv``, ``games.csv``, ``report.md`` and (if ``plot``) ``winrates.png``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, df in tables.items():
+        df.to_csv(out_dir / f"{name}.csv", index=False)
+    (out_dir / "report.md").write_text(markdown(tables, cfg))
+    if cfg.get("plot", True):
+        plot(tables["agents"], out_dir / "winrates.png")
+
+
+def show(table: pd.DataFrame) -> None:
+    """Print the per-agent table with rich."""
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Table(title="agents: win rate per seat (95% Wilson interval), hand score and margin per hand")
+    for col in table.columns:
+        out.add_column(col, justify="left" if col == "agent" else "right")
+    for row in table.itertuples(index=False):
+        out.add_row(*(FORMATS.get(col, "{}").format(v) for col, v in zip(table.columns, row)))
+    Console(width=160).print(out)
+
+
+@hydra.main(version_base=None, config_path="../configs", config_name="evaluate")
+def main(cfg: DictConfig) -> None:
+    """Run the tournament and write its reports into the Hydra run folder."""
+    from hydra.core.hydra_config import HydraConfig
+
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    tables = run_tournament(plain)
+    show(tables["agents"])
+    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    write_reports(tables, plain, out_dir)
+    print(f"reports written to {out_dir}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""The evaluation app: Wilson intervals, line-ups, and a tiny tournament end to end (compose API and CLI)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from experiments.evaluate import lineups_for, rotations, run_tournament, schedule, wilson_interval, write_reports
+from rummy_env import Rules
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_wilson_interval_on_known_data():
+    low, high = wilson_interval(60, 100)
+    assert low == pytest.approx(0.5020, abs=1e-4) and high == pytest.approx(0.6906, abs=1e-4)
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+
+
+def test_lineups_and_rotations():
+    assert lineups_for(["a", "b", "c"], 2, None) == [(0, 1), (0, 2), (1, 2)]
+    assert lineups_for(["s", "g"], 4, [["s", "g", "g", "g"]]) == [(0, 1, 1, 1)]
+    assert (0, 0, 0, 1) in lineups_for(["s", "g"], 4, None) and (0, 0, 0, 0) not in lineups_for(["s", "g"], 4, None)
+    assert rotations((0, 1, 1, 1)) == [(0, 1, 1, 1), (1, 1, 1, 0), (1, 1, 0, 1), (1, 0, 1, 1)]
+    seats, seeds, ids = schedule([(0, 1)], 3, seed=0)
+    assert seats.tolist() == [[0, 1], [1, 0]] * 3 and seeds[0] == seeds[1] != seeds[2]
+
+
+def tiny_config(*overrides: str) -> dict:
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
+        cfg = compose("evaluate", overrides=["agents=[greedy,random]", "deals=3", "progress=false", *overrides])
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    plain.pop("hydra", None)
+    return plain
+
+
+def test_config_rules_are_the_defaults():
+    assert Rules.from_dict(tiny_config()["rules"]) == Rules()
+
+
+def test_tournament_is_reproducible_and_writes_reports(tmp_path):
+    cfg = tiny_config("rules.target_score=100")
+    first = run_tournament(cfg)
+    again = run_tournament(cfg)
+    assert first["games"].equals(again["games"]) and first["agents"].equals(again["agents"])
+    assert len(first["games"]) == 6 and set(first["agents"].agent) == {"greedy", "random"}
+    write_reports(first, cfg, tmp_path)
+    for name in ("agents.csv", "lineups.csv", "games.csv", "report.md", "winrates.png"):
+        assert (tmp_path / name).stat().st_size > 0
+
+
+def test_four_player_table():
+    lineup = "lineups=[[strategic,greedy,greedy,greedy]]"
+    cfg = tiny_config("rules.players=4", "rules.target_score=100", "agents=[strategic,greedy]", lineup, "deals=1")
+    tables = run_tournament(cfg)
+    assert len(tables["games"]) == 4 and tables["agents"].seats.sum() == 16
+
+
+def test_cli_end_to_end(tmp_path):
+    out = tmp_path / "run"
+    overrides = ["agents=[strategic,greedy]", "deals=2", "rules.target_score=100", "progress=false"]
+    cmd = [sys.executable, "-m", "experiments.evaluate", *overrides, f"hydra.run.dir={out}"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "strategic" in done.stdout and (out / "report.md").exists() and (out / "winrates.png").exists()

@@ -1,0 +1,119 @@
+"""The SB3 VecEnv (learner seat and self-play) and the single-game gymnasium env."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+from stable_baselines3.common.env_checker import check_env
+from stable_baselines3.common.vec_env import VecCheckNan, VecEnv, VecMonitor, VecNormalize
+
+from rummy_env import Rules
+from rummy_env.gym_env import RummyGymEnv
+from rummy_env.vector import RummyVecEnv
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.argmax(rng.random(mask.shape) * mask, axis=1)
+
+
+@pytest.mark.parametrize("self_play", [False, True])
+def test_vec_env_contract(self_play):
+    rules = Rules(players=3, target_score=100)
+    env = RummyVecEnv(num_games=3, rules=rules, opponents=["greedy", "random"], self_play=self_play, seed=1)
+    assert isinstance(env, VecEnv) and env.num_envs == (9 if self_play else 3)
+    wrapped = VecCheckNan(VecNormalize(VecMonitor(env)), raise_exception=True)
+    obs = env.reset()
+    assert obs.shape == (env.num_envs, env.observation_space.shape[0]) and obs.dtype == np.float32
+    assert is_masking_supported(env) and is_masking_supported(VecMonitor(env))
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(300):
+        mask = get_action_masks(wrapped)
+        assert mask.shape == (env.num_envs, env.action_space.n) and mask.dtype == bool and mask.any(axis=1).all()
+        obs, rewards, dones, infos = env.step(random_legal(mask, rng))
+        assert env.observation_space.contains(obs[0])
+        assert rewards.shape == (env.num_envs,) and len(infos) == env.num_envs
+        for i in np.flatnonzero(dones):
+            assert infos[i]["terminal_observation"].shape == obs[i].shape
+            assert infos[i]["TimeLimit.truncated"] is False
+            episodes += 1
+        if self_play:
+            assert np.allclose(rewards.reshape(3, 3).sum(axis=1), 0.0, atol=1e-5)
+    assert episodes > 0
+    wrapped.reset()
+    for _ in range(20):
+        obs, _, _, _ = wrapped.step(random_legal(get_action_masks(wrapped), rng))
+        assert np.isfinite(obs).all()
+
+
+def test_opponent_pool_and_seats():
+    env = RummyVecEnv(num_games=4, opponents=["random"], learner_seat=1, seed=0)
+    env.reset()
+    assert (env.learner == 1).all() and (env.engine.current_player == 1).all()
+    VecMonitor(env).env_method("set_opponents", ["greedy", "strategic"], [1, 1])
+    assert [a.name for a in env.opponents] == ["greedy", "strategic"]
+    with pytest.raises(ValueError, match="learner_seat"):
+        RummyVecEnv(num_games=1, learner_seat=2)
+    with pytest.raises(ValueError, match="opponent_weights"):
+        RummyVecEnv(num_games=1, opponents=["random"], opponent_weights=[1, 2])
+
+
+def test_truncation_and_reproducibility():
+    def rollout(seed):
+        env = RummyVecEnv(num_games=2, opponents=["strategic"], learner_seat="rotate", seed=seed, max_steps=40)
+        env.seed(seed)
+        obs = [env.reset()]
+        rng = np.random.default_rng(0)
+        truncated = 0
+        for _ in range(60):
+            o, r, d, infos = env.step(random_legal(env.action_masks(), rng))
+            obs.append(o)
+            truncated += sum(info.get("TimeLimit.truncated", False) for info in infos)
+        return np.stack(obs), truncated
+
+    first, truncated = rollout(5)
+    again, _ = rollout(5)
+    assert truncated > 0 and np.array_equal(first, again)
+
+
+def test_illegal_actions_raise_or_are_replaced():
+    env = RummyVecEnv(num_games=1, seed=0)
+    env.reset()
+    bad = np.flatnonzero(~env.action_masks()[0])[:1]
+    with pytest.raises(ValueError, match="illegal"):
+        env.step(bad)
+    env = RummyVecEnv(num_games=1, seed=0, illegal="replace")
+    env.reset()
+    _, _, _, infos = env.step(bad)
+    assert infos[0]["illegal_action"]
+
+
+def test_maskable_ppo_learns_on_the_vec_env():
+    from sb3_contrib import MaskablePPO
+
+    env = VecMonitor(RummyVecEnv(num_games=4, opponents=["greedy", "random"], opponent_weights=[1, 3], seed=0))
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=128, n_epochs=1, seed=0, device="cpu")
+    model.learn(512)
+    assert model.num_timesteps >= 512
+
+
+def test_self_play_learns():
+    from sb3_contrib import MaskablePPO
+
+    env = RummyVecEnv(num_games=2, self_play=True, seed=0)
+    MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu").learn(256)
+
+
+def test_gym_env_passes_check_env():
+    env = RummyGymEnv(rules=Rules(target_score=100), opponents=["greedy"])
+    check_env(env, warn=True)
+    first, _ = env.reset(seed=3)
+    again, info = env.reset(seed=3)
+    assert np.array_equal(first, again) and env.action_masks().shape == (env.action_space.n,)
+    done, steps = False, 0
+    rng = np.random.default_rng(0)
+    while not done:
+        _, reward, terminated, truncated, _ = env.step(int(random_legal(env.action_masks()[None], rng)[0]))
+        done, steps = terminated or truncated, steps + 1
+    assert reward in (-1.0, 1.0)
