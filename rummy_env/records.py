@@ -414,7 +414,6 @@ class GameRecord(dict):
         return [self["header"], *self["moves"]] + ([self["result"]] if self["result"] is not None else [])
 
 
-RecordSource = str | os.PathLike | GameRecord | Mapping | Iterable
 
 
 def read_records(source: Any) -> list[GameRecord]:

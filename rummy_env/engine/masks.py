@@ -29,6 +29,15 @@ def acting_hand(s: State, idx: np.ndarray) -> np.ndarray:
     return s.hand[idx, s.current[idx]]
 
 
+def pattern_lacking(table, present: np.ndarray) -> np.ndarray:
+    """``int8 [n, 104]`` how many of each meld pattern's three cards are not ``present [n, 53]``."""
+    cards = table.cards
+    held = present[:, cards[:, 0]].astype(np.int8)
+    held += present[:, cards[:, 1]]
+    held += present[:, cards[:, 2]]
+    return 3 - held
+
+
 def table_fits(s: State, idx: np.ndarray, cards: np.ndarray) -> np.ndarray:
     """Whether each card (``cards [k]`` of games ``idx [k]``, jokers too) can be laid off on the table as it stands."""
     fits = (s.accept_run[idx, cards] > 0) | (s.accept_group[idx, cards] > 0)
@@ -75,28 +84,37 @@ def pile_melds(spec: GameSpec, s: State, idx: np.ndarray, hand: np.ndarray):
     if depth == 0:
         return cards, meld_ok, lay_ok
     row, level = np.nonzero(cards >= 0)
-    card = cards[row, level].astype(np.int64)
-    shallow = -_lowest(-s.pile_pos[idx].transpose(0, 2, 1).astype(np.int64))
-    avail = np.where(hand > 0, -1, np.where(shallow > 0, lens[:, None] - shallow, _FAR))
+    card = cards[row, level]
+    positions = s.pile_pos[idx]
+    shallow = positions[:, 0]
+    for copy in range(1, positions.shape[1]):
+        shallow = np.maximum(shallow, positions[:, copy])
+    depth_of = (lens[:, None] - shallow).astype(np.int16)
+    avail = np.where(hand > 0, np.int16(-1), np.where(shallow > 0, depth_of, _FAR))
     jokers = _joker_depths(s, idx, lens)
-    held = hand[:, JOKER].astype(np.int64)
-    first = jokers[:, 0] + 1
-    second = jokers[:, 1] + 1 if jokers.shape[1] > 1 else np.full(n, _FAR)
-    one_joker = np.where(held >= 1, 0, first)
-    two_jokers = np.where(held >= 2, 0, np.where(held == 1, first, second))
+    held = hand[:, JOKER].astype(np.int16)
+    first = (jokers[:, 0] + 1).astype(np.int16)
+    second = (jokers[:, 1] + 1).astype(np.int16) if jokers.shape[1] > 1 else np.full(n, _FAR)
+    one_joker = np.where(held >= 1, np.int16(0), first)
+    two_jokers = np.where(held >= 2, np.int16(0), np.where(held == 1, first, second))
     partners = table.partners[card]
     first_other = avail[row[:, None], partners[:, :, 0]]
     second_other = avail[row[:, None], partners[:, :, 1]]
-    hi, lo = np.maximum(first_other, second_other), np.minimum(first_other, second_other)
-    threshold = np.minimum(np.minimum(hi + 1, np.maximum(lo + 1, one_joker[row, None])), two_jokers[row, None])
-    threshold = _lowest(np.where(table.of_card[card] >= 0, threshold, _FAR))
+    hi = np.maximum(first_other, second_other)
+    lo = np.minimum(first_other, second_other)
+    hi += 1
+    lo += 1
+    np.maximum(lo, one_joker[row, None], out=lo)
+    np.minimum(hi, lo, out=hi)
+    np.minimum(hi, two_jokers[row, None], out=hi)
+    hi[table.of_card[card] < 0] = _FAR
+    threshold = _lowest(hi)
     natural = card != JOKER
     meld_flat = natural & (level >= threshold)
     wild = np.flatnonzero(~natural)
     if len(wild):
-        r, d = row[wild], level[wild]
-        seen = (avail[r] < d[:, None]).astype(np.float32)
-        lacking = 3 - seen @ table.matrix
+        r, d = row[wild], level[wild].astype(np.int16)
+        lacking = pattern_lacking(table, avail[r] < d[:, None])
         above = held[r] + (jokers[r] < d[:, None]).sum(axis=1)
         ok = table.enabled & (lacking >= 1) & (lacking <= above[:, None] + 1) & (~table.is_group | (lacking <= 2))
         meld_flat[wild] = ok.any(axis=1)
@@ -188,7 +206,7 @@ def play_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> Non
     place = placement_table(rules)
     hand = acting_hand(s, idx)
     jokers = hand[:, JOKER].astype(np.int64)
-    lacking = 3 - ((hand > 0).astype(np.float32) @ table.matrix).astype(np.int64)
+    lacking = pattern_lacking(table, hand > 0)
     allowed = np.empty((len(idx), place.stop - place.start), dtype=bool)
     col = place.start
     np.less_equal(lacking, np.minimum(jokers[:, None], place.max_lacking), out=allowed[:, :NUM_PATTERNS])

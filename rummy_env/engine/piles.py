@@ -114,7 +114,7 @@ def pile_by_depth(s: State, idx: np.ndarray, depth: int | None = None) -> np.nda
     lens = s.pile_len[idx].astype(np.int64)
     depth = int(lens.max(initial=0)) if depth is None else depth
     pos = lens[:, None] - 1 - np.arange(depth)
-    cards = np.take_along_axis(s.pile[idx], np.maximum(pos, 0), axis=1)
+    cards = s.pile[idx[:, None], np.maximum(pos, 0)]
     cards[pos < 0] = -1
     return cards
 

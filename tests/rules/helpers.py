@@ -278,8 +278,8 @@ def canon_state(sd: dict) -> dict:
     for m in s.get("melds") or []:
         ow = owners_of(m)
         cards = list(m["cards"])
-        if meld_problem(cards) is None and not any(c.startswith("JK=") for c in cards) and \
-                len({_ident(c)[0] for c in cards if _ident(c)}) == 1:
+        naturals = [c for c in cards if c != "JK"]
+        if not any(c.startswith("JK=") for c in cards) and len({c[0] for c in naturals}) == 1:  # a group
             pairs = sorted(zip(cards, ow))
             cards, ow = [p[0] for p in pairs], [p[1] for p in pairs]
         ms.append({"owner": m["owner"], "cards": cards, "owners": ow})
