@@ -352,32 +352,35 @@ def record_games(
     engine = Engine(rules, num_games=width, seed=0, max_steps=max_steps)
     engine.reset(seeds=seeds[:width])
     writer.start(engine, np.arange(width), ids=[first_id + i for i in range(width)], players=labels[:width])
-    slot_game = np.arange(width)
+    slot_game = np.arange(width)  # game recorded in each engine slot, -1 once it is finished
+    slot_seats = seats[:width].copy()  # a truncated game with nothing to replace it plays on, unrecorded
     queued = width
     while (slot_game >= 0).any():
         live = slot_game >= 0
-        acting = seats[np.maximum(slot_game, 0), engine.current_player]
-        mask = engine.legal_mask()
+        playing = np.flatnonzero(~engine.done)
+        acting = slot_seats[playing, engine.current_player[playing]]
         actions = np.zeros(width, dtype=np.int64)
-        obs = None
         for k, agent in enumerate(agents):
-            games = np.flatnonzero(live & (acting == k))
+            games = playing[acting == k]
             if not len(games):
                 continue
-            if getattr(agent, "needs_obs", False) and obs is None:
-                obs = engine.observe()
-            actions[games] = agent.act(engine, games, obs[games] if obs is not None and agent.needs_obs else None, mask[games])
+            obs = engine.observe(games=games) if getattr(agent, "needs_obs", False) else None
+            actions[games] = agent.act(engine, games, obs, engine.legal_mask(games))
         writer.log(engine, np.flatnonzero(live), actions[live])
-        result = engine.step(actions, check=False)
-        ended = np.flatnonzero(live & (result.done | result.truncated))
+        sub = engine.step(actions[playing], check=False, games=playing)
+        done = np.zeros(width, dtype=bool)
+        done[playing] = sub.done | sub.truncated
+        ended = np.flatnonzero(live & done)
         if not len(ended):
             continue
-        writer.finish(engine, ended, truncated=result.truncated[ended], rewards=result.rewards[ended])
+        rows = np.searchsorted(playing, ended)
+        writer.finish(engine, ended, truncated=sub.truncated[rows], rewards=sub.rewards[rows])
         slot_game[ended] = -1
         refill = ended[: max(0, min(len(ended), total - queued))]
         if len(refill):
             index = list(range(queued, queued + len(refill)))
             slot_game[refill] = index
+            slot_seats[refill] = seats[queued : queued + len(refill)]
             engine.reset(seeds=seeds[queued : queued + len(refill)], games=refill)
             writer.start(engine, refill, ids=[first_id + i for i in index], players=[labels[i] for i in index])
             queued += len(refill)
@@ -505,10 +508,11 @@ def replay_batch(
     At every step, the engine holds every unfinished game at its position
     before its next recorded move; ``before(engine, games, actions, records)``
     is called with the engine indices ``games`` of the games moving now and
-    their ``actions`` (ids), then the engine steps, then ``after(engine, games,
-    actions, step_result, records)``. ``records[i]`` is game ``i`` of the
-    engine, so agents can be asked what they would play in the same positions
-    (``agent.act(engine, games, obs, engine.legal_mask()[games])``).
+    their ``actions`` (ids), then the engine steps those games, then
+    ``after(engine, games, actions, step_result, records)`` (the result's rows
+    follow ``games``). ``records[i]`` is game ``i`` of the engine, so agents can
+    be asked what they would play in the same positions
+    (``agent.act(engine, games, obs, engine.legal_mask(games))``).
     Raises ``ReplayError`` on a wrong seat, an illegal move or (``check``) a
     final position that differs from the stored one.
     """
@@ -537,12 +541,8 @@ def _replay_group(rules, group, before, after, check) -> list[dict]:
     seats = [np.array([m["seat"] for m in r["moves"]], dtype=np.int64) for r in group]
     finals: list[dict | None] = [None] * len(group)
     for k in range(int(lengths.max(initial=0)) + 1):
-        ending = np.flatnonzero(lengths == k)
-        for g in ending.tolist():  # record exhausted: compare, then freeze the game
+        for g in np.flatnonzero(lengths == k).tolist():  # record exhausted: compare (the game is not stepped again)
             finals[g] = _final_check(spec, engine, g, group[g], check)
-            engine.state.phase[g] = GAME_OVER
-        if len(ending):
-            engine._mask = None  # noqa: SLF001 - our private engine: its cached mask is stale after freezing
         games = np.flatnonzero(lengths > k)
         if not len(games):
             break
@@ -556,8 +556,8 @@ def _replay_group(rules, group, before, after, check) -> list[dict]:
             raise ReplayError(
                 f"game {group[g].id!r} step {k}: recorded seat {seats[g][k]} but player_{engine.current_player[g]} is to act"
             )
-        mask = engine.legal_mask()
-        bad = np.flatnonzero(~mask[games, actions])
+        mask = engine.legal_mask(games)
+        bad = np.flatnonzero(~mask[np.arange(len(games)), actions])
         if len(bad):
             from .engine.explain import explain_illegal
 
@@ -565,9 +565,7 @@ def _replay_group(rules, group, before, after, check) -> list[dict]:
             raise ReplayError(f"game {group[g].id!r} step {k}: {explain_illegal(spec, engine.state, g, int(codes[g][k]))}")
         if before is not None:
             before(engine, games, actions, group)
-        full = np.zeros(engine.num_games, dtype=np.int64)
-        full[games] = actions
-        result = engine.step(full, check=False)
+        result = engine.step(actions, check=False, games=games)
         if after is not None:
             after(engine, games, actions, result, group)
     return finals  # type: ignore[return-value]
@@ -610,7 +608,7 @@ def load_decisions(source: Any, check: bool = True):
         kind = layout.kind[actions].astype(np.int64)
         arg = layout.arg[actions].astype(np.int64)
         hand = s.hand[games, seat].astype(np.int64)  # [n, 53]
-        mask = engine.legal_mask()[games]
+        mask = engine.legal_mask(games)
         can_call = mask[:, layout.block(RUMMY)].any(axis=1)
         hand_no = s.hand_no[games].astype(np.int64)
         # turn numbers: a turn starts with draw / take / stop / rummy
@@ -697,7 +695,7 @@ def load_decisions(source: Any, check: bool = True):
         cols["points"] = np.where(ended, np.where(placing & s.has_hand_scores[games], out, 0), now)
         cols["hand_end"] = ended
         cols["went_out"] = ended & (s.went_out[games] == seat)
-        cols["reward"] = result.rewards[games, seat].astype(np.float64)
+        cols["reward"] = result.rewards[np.arange(len(games)), seat].astype(np.float64)
         chunks.append(cols)
 
     replay_batch(records, before=before, after=after, check=check)

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS, RUMMY, STOP, TAKE
-from ..cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from ..cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..melds import NUM_PATTERNS
 from .piles import pile_by_depth
 from .search import acting_cards, opened_or_reached, turn_search
@@ -176,6 +176,7 @@ class PlacementTable:
     max_lacking: np.ndarray  # int64 [104] jokers a pattern may use (-1 if disabled)
     obliging: np.ndarray  # bool [53, W] placements that meld the obliged card (joker melds are decided live)
     top_use: np.ndarray  # int64 [53, W] copies of the top-taken card a placement plays
+    near: np.ndarray  # bool [W, 53] natural cards a placement may newly let fit the table (same rank, or suit +-1)
 
 
 @lru_cache(maxsize=None)
@@ -197,7 +198,21 @@ def placement_table(rules) -> PlacementTable:
     obliging[JOKER, column[JOKER_RUN] :] = True
     top_use = obliging.astype(np.int64)
     max_lacking = np.where(table.enabled, np.where(table.is_group, 2, 3), -1)
-    return PlacementTable(start, stop, meld, used, max_lacking, obliging, top_use)
+    placed = obliging[:NUM_NATURAL].T.copy()
+    placed[column[JOKER_RUN] + cards, cards] = True
+    for rank in range(NUM_RANKS):
+        placed[column[JOKER_GROUP] + rank, CARD_RANK[:NUM_NATURAL] == rank] = True
+    return PlacementTable(start, stop, meld, used, max_lacking, obliging, top_use, _near(placed))
+
+
+def _near(placed: np.ndarray) -> np.ndarray:
+    """``[W, 53]`` natural cards of the same rank as, or next in suit to, a card a placement puts down."""
+    rank, suit = CARD_RANK[:NUM_NATURAL].astype(np.int64), CARD_SUIT[:NUM_NATURAL].astype(np.int64)
+    same_rank = rank[:, None] == rank[None, :]
+    next_in_suit = (suit[:, None] == suit[None, :]) & np.isin((rank[:, None] - rank[None, :]) % NUM_RANKS, (1, NUM_RANKS - 1))
+    near = np.zeros((placed.shape[0], NUM_KINDS), dtype=bool)
+    near[:, :NUM_NATURAL] = (placed.astype(np.int64) @ (same_rank | next_in_suit)) > 0
+    return near
 
 
 def play_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> None:
@@ -229,8 +244,11 @@ def play_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> Non
         keeps, stranded = _keeps_a_discard(rules, place, hand[tight], total[tight], top[tight], lacking[tight])
         allowed[tight] = before & keeps
         row, column = np.nonzero(before & stranded)
+        lone = top[tight[row]]
+        games = idx[tight[row]]
+        hopeful = (lone == JOKER) | place.near[column, lone] | table_fits(s, games, lone)
+        row, column, games = row[hopeful], column[hopeful], games[hopeful]
         if len(row):
-            games = idx[tight[row]]
             out_ok = turn_search(spec, s, games, s.current[games], place.start + column, _went_out, _holds_cards, play_mask)
             allowed[tight[row[out_ok]], column[out_ok]] = True
     out[idx, place.start : place.stop] = allowed

@@ -11,6 +11,7 @@ with the engine's own placement functions; transpositions are merged.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -59,9 +60,13 @@ def _fingerprint(s: State, root: np.ndarray) -> np.ndarray:
     rows = np.arange(s.num_games)
     parts = [root[:, None], s.hand[rows, s.current], s.meld_len, s.meld_lo, s.meld_suits, s.turn_points[:, None]]
     features = np.concatenate([p.astype(np.int64) for p in parts], axis=1)
-    weights = np.random.default_rng(_HASH_SEED).integers(1, 2**62, size=features.shape[1], dtype=np.int64)
     with np.errstate(over="ignore"):
-        return (features * weights).sum(axis=1)
+        return (features * _hash_weights(features.shape[1])).sum(axis=1)
+
+
+@lru_cache(maxsize=None)
+def _hash_weights(width: int) -> np.ndarray:
+    return np.random.default_rng(_HASH_SEED).integers(1, 2**62, size=width, dtype=np.int64)
 
 
 def turn_search(
