@@ -108,6 +108,18 @@ class Engine:
         new_game(self.spec, self.state, idx, chosen)
         self._stale[idx] = True
 
+    def seed_state(self) -> dict[str, Any]:
+        """The engine's seed sequence (base seed and per-game episode counts), to checkpoint a run."""
+        return {"base_seed": int(self._base_seed), "episodes": self._episodes.tolist()}
+
+    def set_seed_state(self, seed_state: dict[str, Any]) -> None:
+        """Restore what ``seed_state()`` returned, so later resets draw the same seeds."""
+        episodes = np.asarray(seed_state["episodes"], dtype=np.uint64)
+        if episodes.shape != (self.num_games,):
+            raise ValueError(f"seed_state has {episodes.size} episode counts for {self.num_games} games")
+        self._base_seed = np.uint64(int(seed_state["base_seed"]))
+        self._episodes = episodes.copy()
+
     def load_state(self, games: Sequence[int] | np.ndarray, state: State) -> None:
         """Overwrite ``games`` with the rows of ``state`` (e.g. a loaded scenario)."""
         idx = self._games(games)
