@@ -103,9 +103,10 @@ class raw_env(AECEnv, EzPickle):
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an integer or None, got {seed!r}")
         scenario = (options or {}).get("scenario")
+        position = None if scenario is None else load_scenario(self.spec, scenario, int(seed))
         self.engine.reset(seeds=[int(seed)])
-        if scenario is not None:
-            self.engine.load_state([0], load_scenario(self.spec, scenario, int(seed)))
+        if position is not None:
+            self.engine.load_state([0], position)
         self._reset_bookkeeping()
         if self.engine.done[0]:
             self.terminations = dict.fromkeys(self.agents, True)

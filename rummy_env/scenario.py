@@ -123,9 +123,11 @@ def _parse_meld(spec: GameSpec, meld: Any, number: int) -> dict:
     if not isinstance(owners, (list, tuple)) or len(owners) != len(placed):
         _fail(f"{where}.owners must list one seat per card ({len(placed)})")
     owners = [_seat(o, players, f"{where}.owners") for o in owners]
-    if any(stands == -1 for _, stands in placed):
-        return _parse_group(placed, owners, owner, where)
     naturals = {CARD_RANK[stands] for kind, stands in placed if kind != JOKER}
+    if any(stands == -1 for _, stands in placed):
+        if len(naturals) > 1:
+            _fail(f"{where}: a joker in a run must be declared as the card it stands for, e.g. 'JK=8H'")
+        return _parse_group(placed, owners, owner, where)
     if any(kind == JOKER for kind, _ in placed) or len(naturals) != 1:
         return _parse_run(spec, placed, owners, owner, where)
     return _parse_group(placed, owners, owner, where)

@@ -63,6 +63,8 @@ class Engine:
         self.state = empty_state(self.num_games, self.rules.players, self.spec.deck_size, self.spec.copies)
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer or None, got {seed!r}")
         self._base_seed = np.uint64(int(seed) % 2**64)
         self._episodes = np.zeros(self.num_games, dtype=np.uint64)
         self._mask = np.zeros((self.num_games, self.num_actions), dtype=bool)

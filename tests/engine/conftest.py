@@ -1,0 +1,855 @@
+"""Shared helpers for tests/engine (and the golden replay).
+
+Everything here works on the public surface of /work/shared/SPEC.md: ``Rules``,
+``raw_env``/``env``, ``state_dict()``, scenarios, action strings, masks,
+``Engine``. The card bookkeeping, card values, meld scoring and the game-end
+rules below are re-derived from RULES.md on purpose, so that the invariant
+checks do not reuse the engine's own tables.
+"""
+
+from __future__ import annotations
+
+import collections
+import copy
+import random
+from typing import Any, Iterable
+
+import numpy as np
+import pytest
+
+import rummy_env
+from rummy_env import Rules
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+ALL_NATURALS = [r + s for s in SUITS for r in RANKS]
+PHASES = ("draw", "play", "rummy", "game_over")
+VERBS = ("draw", "stop", "take", "meld", "layoff", "discard", "rummy", "pass")
+
+# Rules fields and the values a random variant draws from (SPEC "Configuration").
+CHOICE_FIELDS = {
+    "card_values": ("standard", "5-10-15"),
+    "rummy_calls": ("pile", "last_discard", "off"),
+    "going_out": ("any", "discard_required", "float", "float_unplayable_discard"),
+    "stock_exhausted": ("end", "reshuffle"),
+    "tie_break": ("play_on", "went_out"),
+    "episode": ("game", "hand"),
+    "reward": ("win", "score"),
+}
+FLAG_FIELDS = ("take_top_requires_meld", "take_requires_new_meld", "ace_around_corner", "must_go_out_to_win")
+
+
+def agent(i: int) -> str:
+    return f"player_{i}"
+
+
+def seat_of(name: str) -> int:
+    return int(name.rsplit("_", 1)[1])
+
+
+# --------------------------------------------------------------------------- cards and deck
+def physical(card: str) -> str:
+    """The physical card of a card string as it appears in a state_dict (``JK=8H`` -> ``JK``)."""
+    return "JK" if card.startswith("JK") else card
+
+
+def num_decks(rules: Rules) -> int:
+    """RULES §1: one deck for 1-4 players, two for 5-8, unless forced."""
+    if rules.decks is not None:
+        return rules.decks
+    return 1 if rules.players <= 4 else 2
+
+
+def dealt_hand_size(rules: Rules) -> int:
+    """RULES §1: 13 cards each with 2 players, 7 with 3 or more (unless ``hand_size``)."""
+    if rules.hand_size is not None:
+        return rules.hand_size
+    return 13 if rules.players == 2 else 7
+
+
+def deck_counter(rules: Rules) -> collections.Counter:
+    """The configured deck as a Counter of card strings."""
+    d = num_decks(rules)
+    deck = collections.Counter({c: d for c in ALL_NATURALS})
+    if rules.jokers_per_deck:
+        deck["JK"] = d * rules.jokers_per_deck
+    return deck
+
+
+def sd_cards(sd: dict) -> collections.Counter:
+    """Every physical card of a state_dict: hands, discard pile, stock and melds."""
+    c: collections.Counter = collections.Counter()
+    for hand in sd["hands"]:
+        c.update(hand)
+    c.update(sd["discard"])
+    c.update(sd["stock"])
+    for meld in sd["melds"]:
+        c.update(physical(x) for x in meld["cards"])
+    return c
+
+
+def assert_cards_conserved(sd: dict, rules: Rules, where: str = "") -> None:
+    """Every card of the deck is in exactly one place."""
+    have, want = sd_cards(sd), deck_counter(rules)
+    if have != want:
+        extra, missing = have - want, want - have
+        raise AssertionError(f"{where}: cards not conserved; extra {dict(extra)}, missing {dict(missing)}")
+
+
+def card_value(card: str, rules: Rules, low_ace: bool = False) -> int:
+    """RULES §2 (and the ``5-10-15`` variant); ``low_ace`` for an ace melded low in a run."""
+    if card.startswith("JK"):
+        return 15
+    rank = card[0]
+    if rank == "A":
+        if low_ace:
+            return 1 if rules.card_values == "standard" else 5
+        return 15
+    if rank in "TJQK":
+        return 10
+    return int(rank) if rules.card_values == "standard" else 5
+
+
+def hand_value(cards: Iterable[str], rules: Rules) -> int:
+    return sum(card_value(c, rules) for c in cards)
+
+
+def is_run(cards: list[str]) -> bool:
+    """A meld listing is a run if a joker is declared as a card or the naturals differ in rank."""
+    if any(c.startswith("JK=") for c in cards):
+        return True
+    ranks = {c[0] for c in cards if c != "JK"}
+    return len(ranks) > 1
+
+
+def declared(card: str) -> str:
+    """The card a meld entry stands for (``JK=8H`` -> ``8H``)."""
+    return card[3:] if card.startswith("JK=") else card
+
+
+def run_accepts(cards: list[str], rank: str, corner: bool) -> tuple[bool, bool]:
+    """(fits low end, fits high end) of a run listing for a card of ``rank`` of its suit."""
+    ranks = [RANKS.index(declared(c)[0]) for c in cards]
+    r = RANKS.index(rank)
+    if len(cards) >= 13:
+        return False, False
+    low_card, high_card = (ranks[0] - 1) % 13, (ranks[-1] + 1) % 13
+    if corner:
+        return r == low_card, r == high_card
+    low = ranks[0] >= 1 and r == ranks[0] - 1 and not (ranks[-1] == 0)  # no K-A-2
+    high = r == high_card and ranks[-1] != 0 and not (ranks[-1] == 12 and ranks[0] == 0)
+    return low, high
+
+
+class MeldScorer:
+    """Points melded this hand per player, re-derived from the ``melds`` listing of state_dicts.
+
+    SPEC: "An ace's value is fixed when it is placed: low in A-2-3 it stays 1
+    even if the run later grows" -- so we remember, for each run, whether its
+    natural ace was first seen as the low card.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.ace_low: dict[int, bool] = {}
+        self.num_melds = 0
+
+    def update(self, melds: list[dict]) -> None:
+        if len(melds) < self.num_melds:  # a new hand
+            self.ace_low = {}
+        self.num_melds = len(melds)
+        for i, meld in enumerate(melds):
+            cards = meld["cards"]
+            if i in self.ace_low or not is_run(cards):
+                continue
+            for pos, c in enumerate(cards):
+                if c[0] == "A" and not c.startswith("JK"):
+                    self.ace_low[i] = pos == 0
+
+    def points(self, melds: list[dict], players: int) -> list[int]:
+        pts = [0] * players
+        for i, meld in enumerate(melds):
+            cards = meld["cards"]
+            owners = meld.get("owners") or [meld["owner"]] * len(cards)
+            run = is_run(cards)
+            for c, o in zip(cards, owners):
+                low = run and c[0] == "A" and not c.startswith("JK") and self.ace_low.get(i, False)
+                pts[o] += card_value(c, self.rules, low_ace=low)
+        return pts
+
+
+# --------------------------------------------------------------------------- actions
+def placement_effect(sd: dict, actor: int, action: str, rules: Rules) -> tuple[list[str], int] | None:
+    """For a meld or lay-off: (cards it takes from the actor's hand, points it scores), derived from RULES/SPEC.
+
+    ``None`` for other actions.
+    """
+    words = action.split()
+    hand = collections.Counter(sd["hands"][actor])
+    if words[0] == "meld":
+        cards, used, pts = words[1:], [], 0
+        run = len({c[0] for c in cards}) > 1
+        for pos, c in enumerate(cards):
+            if hand[c] > 0:
+                hand[c] -= 1
+                used.append(c)
+                pts += card_value(c, rules, low_ace=run and pos == 0 and c[0] == "A")
+            else:  # "any of these cards the player lacks is played by a joker standing for it"
+                used.append("JK")
+                pts += 15
+        return used, pts
+    if words[0] == "layoff":
+        if words[1] == "JK":
+            return ["JK"], 15
+        card = words[1]
+        if words[2] == "group" or card[0] != "A":
+            return [card], card_value(card, rules)
+        # An ace on a run: the earliest run that accepts it; the high end if it fits both.
+        for meld in sd["melds"]:
+            if not is_run(meld["cards"]) or declared(meld["cards"][0])[1] != card[1]:
+                continue
+            low, high = run_accepts(meld["cards"], "A", rules.ace_around_corner)
+            if high:
+                return [card], card_value(card, rules)
+            if low:
+                return [card], card_value(card, rules, low_ace=True)
+        raise AssertionError(f"{action!r} was legal but no run accepts it in {sd['melds']}")
+    return None
+
+
+def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> None:
+    """Necessary conditions for a masked-in action, read off the state_dict (independent of the mask)."""
+    words = action.split()
+    verb, phase = words[0], sd["phase"]
+    hand = collections.Counter(sd["hands"][actor])
+    ctx = f"{action!r} offered to player_{actor} in phase {phase}"
+    if verb in ("draw", "stop", "take"):
+        assert phase == "draw", ctx
+    elif verb in ("rummy", "pass"):
+        assert phase == "rummy", ctx
+    else:
+        assert phase == "play", ctx
+    if verb == "draw":
+        assert sd["stock"], f"{ctx} with an empty stock"
+    elif verb == "stop":
+        assert not sd["stock"], f"{ctx} with {len(sd['stock'])} cards in the stock"
+    elif verb in ("take", "rummy"):
+        assert int(words[1]) < len(sd["discard"]), f"{ctx}: the pile holds {len(sd['discard'])}"
+        if verb == "rummy":
+            assert actor != sd.get("discarder"), f"{ctx}: a player cannot call on their own discard"
+    elif verb == "discard":
+        assert hand[words[1]] > 0, f"{ctx} but the hand is {sd['hands'][actor]}"
+        assert sd["obliged"] is None, f"{ctx} while {sd['obliged']} is obliged"
+        assert words[1] != sd["top_taken"], f"{ctx}: it was taken alone from the top this turn"
+    elif verb == "meld":
+        cards = words[1:]
+        lacking = sum(1 for c in cards if hand[c] == 0)
+        assert lacking <= hand["JK"], f"{ctx}: lacks {lacking} card(s), holds {hand['JK']} joker(s)"
+        if len({c[0] for c in cards}) == 1:
+            assert lacking <= 2, f"{ctx}: a group needs a natural card"
+        if sd["obliged"] not in (None, "JK"):
+            assert sd["obliged"] in cards, f"{ctx} while {sd['obliged']} is obliged"
+    elif verb == "layoff":
+        card = words[1]
+        assert hand[card] > 0, f"{ctx} but the hand is {sd['hands'][actor]}"
+        if sd["obliged"] is not None:
+            assert card == sd["obliged"], f"{ctx} while {sd['obliged']} is obliged"
+
+
+# --------------------------------------------------------------------------- game end and rewards
+def expected_winner(scores: list[int], went_out: int | None, rules: Rules) -> int | None:
+    """RULES §7: the winner after a hand of a ``episode="game"`` game, or None to play on."""
+    if rules.must_go_out_to_win:
+        if went_out is not None and scores[went_out] >= rules.target_score:
+            return went_out
+        return None
+    best = max(scores)
+    if best < rules.target_score:
+        return None
+    leaders = [p for p, s in enumerate(scores) if s == best]
+    if len(leaders) == 1:
+        return leaders[0]
+    if rules.tie_break == "went_out" and went_out in leaders:
+        return went_out
+    return None
+
+
+def win_rewards(board: list[float], players: int) -> list[float]:
+    """SPEC Rewards (``win``): the top of ``board`` wins; k tied leaders share."""
+    best = max(board)
+    k = sum(1 for b in board if b == best)
+    share = players / (players - 1) * (1.0 / k - 1.0 / players)
+    return [share if b == best else -1.0 / (players - 1) for b in board]
+
+
+def score_rewards(hand_scores: list[int]) -> list[float]:
+    n = len(hand_scores)
+    total = sum(hand_scores)
+    return [(h - (total - h) / (n - 1)) / 100.0 for h in hand_scores]
+
+
+# --------------------------------------------------------------------------- the transition checker
+class TransitionChecker:
+    """Checks one step ``prev --action--> new`` of a game against RULES/SPEC, independently of the mask.
+
+    Feed it every step of a game (from the deal or from any scenario start with
+    ``from_deal=False``); it keeps the running meld scorer.
+    """
+
+    def __init__(self, rules: Rules, first: dict, from_deal: bool = True) -> None:
+        self.rules = rules
+        self.n = rules.players
+        self.scorer = MeldScorer(rules)
+        self.scorer.update(first["melds"])
+        self.hands_ended = 0
+        self.game_over = False
+        self.kinds_seen: collections.Counter = collections.Counter()
+        self.check_state(first, "start")
+        if from_deal:
+            self.check_fresh_deal(first)
+
+    def check_fresh_deal(self, sd: dict) -> None:
+        size = dealt_hand_size(self.rules)
+        assert [len(h) for h in sd["hands"]] == [size] * self.n, [len(h) for h in sd["hands"]]
+        assert len(sd["discard"]) == 1 and sd["melds"] == [] and sd["phase"] == "draw"
+        assert sd["current_player"] == (sd["dealer"] + 1) % self.n
+        assert sd["melded_points"] == [0] * self.n
+
+    def check_state(self, sd: dict, where: str) -> None:
+        assert sd["phase"] in PHASES, where
+        assert_cards_conserved(sd, self.rules, where)
+        self.scorer.update(sd["melds"])
+        if sd["phase"] != "game_over":
+            mine = self.scorer.points(sd["melds"], self.n)
+            assert mine == sd["melded_points"], f"{where}: melded_points {sd['melded_points']} != {mine} from melds"
+        for p, known in enumerate(sd["known"]):
+            assert not (collections.Counter(known) - collections.Counter(sd["hands"][p])), (
+                f"{where}: known[{p}]={known} not in hand {sd['hands'][p]}"
+            )
+        if not self.rules.floating:
+            if sd["phase"] != "game_over":
+                assert all(sd["hands"]), f"{where}: an empty hand outside floating: {sd['hands']}"
+        if sd["phase"] == "rummy":
+            assert sd["rummy_queue"] and sd["rummy_queue"][0] == sd["current_player"], where
+            assert sd["current_player"] != sd["discarder"], where
+
+    def step(self, prev: dict, actor: int, action: str, rewards: list[float], new: dict, step_no: int) -> None:
+        rules, n = self.rules, self.n
+        where = f"step {step_no}: player_{actor} {action!r}"
+        self.kinds_seen[action_kind(action)] += 1
+        assert prev["current_player"] == actor, where
+        check_action_plausible(prev, actor, action, rules)
+        assert abs(sum(rewards)) < 1e-5, f"{where}: rewards {rewards} do not sum to zero"
+        melded = self.scorer.points(prev["melds"], n)
+        self.check_state(new, where)
+
+        new_hand = new["dealer"] != prev["dealer"] or (new["phase"] == "game_over")
+        placed = placement_effect(prev, actor, action, rules)
+        if not new_hand:
+            self.check_effect(prev, actor, action, new, placed, where)
+            assert new["scores"] == prev["scores"], where
+            assert rewards == [0.0] * n, f"{where}: non-zero rewards {rewards} in the middle of a hand"
+            if not rules.floating and action.startswith(("discard", "meld", "layoff")):
+                assert new["hands"][actor] or actor != new["current_player"], where
+            return
+
+        # ---- the hand ended on this step
+        self.hands_ended += 1
+        after = collections.Counter(prev["hands"][actor])
+        gained = 0
+        if placed is not None:
+            after -= collections.Counter(placed[0])
+            gained = placed[1]
+        elif action.startswith("discard"):
+            after[action.split()[1]] -= 1
+        else:
+            assert action == "stop", f"{where}: a hand can only end by going out or by 'stop'"
+        after = +after
+        went_out = None
+        if action != "stop":
+            assert not after, f"{where}: the hand ended but player_{actor} still holds {sorted(after.elements())}"
+            went_out = actor
+        melded[actor] += gained
+        hands = [collections.Counter(h) for h in prev["hands"]]
+        hands[actor] = after
+        expected = [melded[p] - hand_value(hands[p].elements(), rules) for p in range(n)]
+        assert new["hand_scores"] == expected, (
+            f"{where}: hand_scores {new['hand_scores']}, expected melded {melded} minus in hand = {expected}"
+        )
+        totals = [prev["scores"][p] + expected[p] for p in range(n)]
+        assert new["scores"] == totals, f"{where}: scores {new['scores']} != {prev['scores']} + {expected}"
+
+        want = [0.0] * n
+        if rules.reward == "score":
+            want = score_rewards(expected)
+        if rules.episode == "hand":
+            assert new["phase"] == "game_over", where
+            if rules.reward == "win":
+                want = win_rewards(expected, n)
+        else:
+            winner = expected_winner(totals, went_out, rules)
+            if winner is None:
+                assert new["phase"] != "game_over", f"{where}: game over with scores {totals}"
+                assert new["dealer"] == (prev["dealer"] + 1) % n, f"{where}: the deal passes to the left"
+                self.check_fresh_deal(new)
+            else:
+                assert new["phase"] == "game_over", f"{where}: player_{winner} should have won with {totals}"
+                if rules.reward == "win":
+                    want = [1.0 if p == winner else -1.0 / (n - 1) for p in range(n)]
+        if new["phase"] == "game_over":
+            self.game_over = True
+        assert np.allclose(rewards, want, atol=1e-5), f"{where}: rewards {rewards}, expected {want}"
+
+    def check_effect(self, prev: dict, actor: int, action: str, new: dict, placed, where: str) -> None:
+        """What the action did to the cards, for a step that did not end the hand."""
+        words = action.split()
+        verb = words[0]
+        before, after = collections.Counter(prev["hands"][actor]), collections.Counter(new["hands"][actor])
+        reshuffled = self.rules.stock_exhausted == "reshuffle" and len(new["stock"]) > len(prev["stock"])
+        if verb == "draw":
+            assert after - before == collections.Counter([prev["stock"][0]]) and not before - after, where
+            if not reshuffled:
+                assert new["stock"] == prev["stock"][1:], where
+        elif verb in ("take", "rummy"):
+            depth = int(words[1])
+            taken = prev["discard"][len(prev["discard"]) - 1 - depth :]
+            assert after - before == collections.Counter(taken) and not before - after, where
+            assert new["discard"] == prev["discard"][: len(prev["discard"]) - 1 - depth], where
+            assert not collections.Counter(taken) - collections.Counter(new["known"][actor]), (
+                f"{where}: cards taken from the pile must be known: {taken} vs {new['known'][actor]}"
+            )
+            if verb == "rummy" or depth > 0 or self.rules.take_top_requires_meld:
+                assert new["obliged"] == taken[0], f"{where}: obliged {new['obliged']}, expected {taken[0]}"
+            else:
+                assert new["obliged"] is None and new["top_taken"] == taken[0], where
+        elif verb == "discard":
+            card = words[1]
+            assert before - after == collections.Counter([card]) and not after - before, where
+            if reshuffled:
+                assert new["discard"] == [card], where
+            else:
+                assert new["discard"] == prev["discard"] + [card], where
+            assert new["current_player"] != actor, where
+        elif verb in ("meld", "layoff"):
+            used, _ = placed
+            assert before - after == collections.Counter(used) and not after - before, (
+                f"{where}: hand {sorted(before.elements())} -> {sorted(after.elements())}, expected to use {used}"
+            )
+            if verb == "meld":
+                assert len(new["melds"]) == len(prev["melds"]) + 1, where
+                got = [declared(c) for c in new["melds"][-1]["cards"]]
+                if is_run(new["melds"][-1]["cards"]):
+                    assert got == words[1:], f"{where}: new meld {new['melds'][-1]}"
+                else:
+                    naturals = [c for c in got if c != "JK"]
+                    assert set(naturals) <= set(words[1:]) and len(got) == 3, f"{where}: new meld {new['melds'][-1]}"
+                assert all(o == actor for o in new["melds"][-1]["owners"]), where
+            else:
+                grown = [
+                    i for i, (a, b) in enumerate(zip(prev["melds"], new["melds"])) if len(b["cards"]) == len(a["cards"]) + 1
+                ]
+                assert len(new["melds"]) == len(prev["melds"]) and len(grown) == 1, where
+        elif verb == "pass":
+            assert new["hands"] == prev["hands"], where
+            assert new["discard"] == (prev["discard"][-1:] if reshuffled else prev["discard"]), where
+        elif verb == "stop":
+            raise AssertionError(f"{where}: 'stop' must end the hand")
+
+
+def action_kind(action: str) -> str:
+    words = action.split()
+    if words[0] == "layoff":
+        return "layoff JK " + words[-1] if words[1] == "JK" else "layoff " + words[-1]
+    return words[0]
+
+
+ALL_ACTION_KINDS = (
+    "draw", "stop", "take", "meld", "layoff run", "layoff group", "layoff JK run", "layoff JK group",
+    "discard", "rummy", "pass",
+)
+
+
+# --------------------------------------------------------------------------- random rules
+def random_rules(rng: random.Random, **fixed: Any) -> Rules:
+    """A random valid rules variant touching every switch; ``fixed`` fields override."""
+    d: dict[str, Any] = {
+        "players": rng.randint(2, 8),
+        "decks": rng.choice([None, None, 1, 2]),
+        "jokers_per_deck": rng.choice([0, 1, 2, 2]),
+        "hand_size": rng.choice([None, None, None, None, 4, 10]),
+        "target_score": rng.choice([50, 100, 200, 500]),
+        "first_meld_minimum": rng.choice([0, 0, 0, 30, 50]),
+    }
+    for name, values in CHOICE_FIELDS.items():
+        d[name] = rng.choice(values)
+    for name in FLAG_FIELDS:
+        d[name] = rng.random() < 0.35
+    d.update(fixed)
+    return make_valid_rules(d)
+
+
+def make_valid_rules(d: dict) -> Rules:
+    """Build ``Rules`` from ``d``, dropping a forced deck count / hand size that does not fit."""
+    d = dict(d)
+    for _ in range(3):
+        try:
+            return Rules.from_dict(d)
+        except ValueError as err:
+            if "hand_size" in d and d["hand_size"] is not None and "needs" in str(err):
+                d["hand_size"] = None
+            elif "needs" in str(err):
+                d["decks"] = None
+            else:
+                raise
+    return Rules.from_dict(d)
+
+
+def rules_strategy():
+    """Hypothesis strategy over every ``Rules`` switch (valid combinations only)."""
+    from hypothesis import strategies as st
+
+    fields = {
+        "players": st.integers(2, 8),
+        "decks": st.sampled_from([None, 1, 2]),
+        "jokers_per_deck": st.integers(0, 2),
+        "hand_size": st.sampled_from([None, None, 4, 10]),
+        "target_score": st.sampled_from([50, 100, 500]),
+        "first_meld_minimum": st.sampled_from([0, 0, 30]),
+        **{name: st.sampled_from(values) for name, values in CHOICE_FIELDS.items()},
+        **{name: st.booleans() for name in FLAG_FIELDS},
+    }
+    return st.fixed_dictionaries(fields).map(make_valid_rules)
+
+
+# --------------------------------------------------------------------------- env helpers
+def make_env(rules: Rules | None = None, **kw) -> "rummy_env.raw_env":
+    return rummy_env.raw_env(rules=rules, **kw)
+
+
+def legal_ids(env, name: str | None = None) -> np.ndarray:
+    name = env.agent_selection if name is None else name
+    return np.flatnonzero(env.observe(name)["action_mask"])
+
+
+def restored(rules: Rules, sd: dict, seed: int = 0):
+    """A fresh raw env holding the position ``sd``."""
+    e = make_env(rules)
+    e.reset(seed=seed, options={"scenario": copy.deepcopy(sd)})
+    return e
+
+
+def random_policy_action(env, rng: random.Random, bias: bool = True) -> int:
+    """A random legal action id; with ``bias`` melds, lay-offs, takes and calls are favoured (shorter games)."""
+    ids = legal_ids(env)
+    assert len(ids), f"{env.agent_selection} has no legal action in {env.state_dict()['phase']}"
+    if not bias:
+        return int(rng.choice(list(ids)))
+    weights = []
+    for a in ids:
+        verb = env.action_to_str(int(a)).split()[0]
+        weights.append({"meld": 12, "layoff": 12, "rummy": 6, "take": 3}.get(verb, 1))
+    return int(rng.choices(list(ids), weights=weights)[0])
+
+
+# --------------------------------------------------------------------------- hidden information
+def hidden_variants(sd: dict, rng: random.Random, observer: int) -> list[tuple[str, dict, set[int]]]:
+    """Positions that differ from ``sd`` only in what ``observer`` may not see.
+
+    Returns ``(label, scenario, changed_seats)``: the stock reordered; a hidden
+    card of an opponent swapped with a different stock card; hidden cards
+    swapped between two opponents. Cards known to others, the obliged card and
+    the card taken from the top are never touched.
+    """
+    out = []
+    n = len(sd["hands"])
+
+    def hidden(p: int) -> list[str]:
+        left = collections.Counter(sd["hands"][p]) - collections.Counter(sd["known"][p])
+        left -= collections.Counter([c for c in (sd["obliged"], sd["top_taken"]) if c and p == sd["current_player"]])
+        return sorted(left.elements())
+
+    if len(set(sd["stock"])) > 1:
+        v = copy.deepcopy(sd)
+        stock = v["stock"][:]
+        while stock == v["stock"]:
+            rng.shuffle(stock)
+        v["stock"] = stock
+        out.append(("stock order", v, set()))
+    opponents = [p for p in range(n) if p != observer]
+    rng.shuffle(opponents)
+    for q in opponents:
+        mine = hidden(q)
+        swaps = [(card, i) for card in sorted(set(mine)) for i, c in enumerate(sd["stock"]) if c != card]
+        if swaps:
+            card, i = rng.choice(swaps)
+            v = copy.deepcopy(sd)
+            other = v["stock"][i]
+            v["hands"][q].remove(card)
+            v["hands"][q].append(other)
+            v["stock"][i] = card
+            out.append((f"player_{q}'s hidden card {card} <-> stock {other}", v, {q}))
+            break
+    for a in range(len(opponents)):
+        for b in range(a + 1, len(opponents)):
+            qa, qb = opponents[a], opponents[b]
+            pairs = [(x, y) for x in set(hidden(qa)) for y in set(hidden(qb)) if x != y]
+            if pairs:
+                x, y = rng.choice(sorted(pairs))
+                v = copy.deepcopy(sd)
+                v["hands"][qa].remove(x)
+                v["hands"][qa].append(y)
+                v["hands"][qb].remove(y)
+                v["hands"][qb].append(x)
+                out.append((f"player_{qa}'s {x} <-> player_{qb}'s {y}", v, {qa, qb}))
+                return out
+    return out
+
+
+def check_hidden_information(rules: Rules, sd: dict, rng: random.Random) -> int:
+    """Observers see identical observations (and masks) in positions differing only in hidden cards."""
+    base = restored(rules, sd, seed=7)
+    checked = 0
+    for observer in range(rules.players):
+        for label, variant, changed in hidden_variants(sd, rng, observer):
+            other = restored(rules, variant, seed=7)
+            for p in range(rules.players):
+                o1, o2 = base.observe(agent(p)), other.observe(agent(p))
+                if p in changed:
+                    assert not np.array_equal(o1["observation"], o2["observation"]), (
+                        f"player_{p}'s own hand changed ({label}) but its observation did not"
+                    )
+                    continue
+                assert np.array_equal(o1["observation"], o2["observation"]), (
+                    f"player_{p}'s observation changes with {label} (phase {sd['phase']}): "
+                    f"differs at {np.flatnonzero(o1['observation'] != o2['observation']).tolist()}"
+                )
+                assert np.array_equal(o1["action_mask"], o2["action_mask"]), f"player_{p}'s mask changes with {label}"
+                checked += 1
+    return checked
+
+
+# --------------------------------------------------------------------------- a fully checked random game
+class GameStats:
+    def __init__(self) -> None:
+        self.steps = 0
+        self.games = 0
+        self.hands = 0
+        self.finished = 0
+        self.kinds: collections.Counter = collections.Counter()
+        self.phases: collections.Counter = collections.Counter()
+        self.hidden_checks = 0
+        self.all_legal_checked = 0
+        self.illegal_checked = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"GameStats(games={self.games}, finished={self.finished}, hands={self.hands}, steps={self.steps}, "
+            f"hidden={self.hidden_checks}, all_legal={self.all_legal_checked}, illegal={self.illegal_checked}, "
+            f"kinds={dict(self.kinds)})"
+        )
+
+
+def check_all_legal_accepted(rules: Rules, sd: dict, ids: np.ndarray) -> int:
+    """Every masked-in action of the position ``sd`` is accepted and keeps the cards conserved."""
+    scratch = make_env(rules)
+    for a in ids:
+        scratch.reset(seed=1, options={"scenario": copy.deepcopy(sd)})
+        text = scratch.action_to_str(int(a))
+        try:
+            scratch.step(int(a))
+        except Exception as err:  # noqa: BLE001 - report which action
+            raise AssertionError(f"masked-in action {text!r} refused in phase {sd['phase']}: {err!r}") from err
+        assert_cards_conserved(scratch.state_dict(), rules, f"after {text!r}")
+        if not all(scratch.terminations.values()):
+            assert legal_ids(scratch).size, f"after {text!r} the agent to act has no legal action"
+    return len(ids)
+
+
+def check_illegal_refused(env, sd: dict, ids: np.ndarray, rng: random.Random, tries: int = 2) -> int:
+    """A few actions outside the mask raise ValueError naming the action, and change nothing."""
+    legal = set(int(a) for a in ids)
+    n = env.action_space(env.agent_selection).n
+    done = 0
+    for _ in range(tries):
+        a = rng.randrange(n)
+        if a in legal:
+            continue
+        text = env.action_to_str(a)
+        with pytest.raises(ValueError) as info:
+            env.step(a)
+        assert text in str(info.value), f"the error for illegal {text!r} does not name it: {info.value}"
+        assert env.state_dict() == sd, f"the refused action {text!r} changed the position"
+        done += 1
+    return done
+
+
+def play_checked_game(
+    rules: Rules,
+    seed: int,
+    stats: GameStats | None = None,
+    max_steps: int = 4000,
+    every: int = 0,
+    bias: bool = True,
+) -> GameStats:
+    """Play one random game on ``raw_env`` checking every invariant after every step.
+
+    ``every``: on every ``every``-th step also check hidden information, that
+    every masked-in action is accepted, and that unmasked actions are refused.
+    """
+    stats = stats or GameStats()
+    rng = random.Random(seed * 7919 + 17)
+    env = make_env(rules)
+    env.reset(seed=seed)
+    sd = env.state_dict()
+    checker = TransitionChecker(rules, sd)
+    stats.games += 1
+    for step_no in range(max_steps):
+        if all(env.terminations.values()):
+            break
+        actor = seat_of(env.agent_selection)
+        assert sd["current_player"] == actor
+        stats.phases[sd["phase"]] += 1
+        ids = None
+        for p in range(rules.players):
+            mask = env.observe(agent(p))["action_mask"]
+            assert mask.dtype == np.int8
+            if p == actor:
+                ids = np.flatnonzero(mask)
+                assert ids.size, f"step {step_no}: player_{p} to act has an empty mask in phase {sd['phase']}"
+            else:
+                assert not mask.any(), f"step {step_no}: player_{p} is not to act but has a non-zero mask"
+        if every and step_no % every == every // 2:
+            stats.hidden_checks += check_hidden_information(rules, sd, rng)
+            stats.all_legal_checked += check_all_legal_accepted(rules, sd, ids)
+            stats.illegal_checked += check_illegal_refused(env, sd, ids, rng)
+        weights = None
+        if bias:
+            weights = [
+                {"meld": 12, "layoff": 12, "rummy": 6, "take": 3}.get(env.action_to_str(int(a)).split()[0], 1) for a in ids
+            ]
+        action = int(rng.choices(list(ids), weights=weights)[0])
+        text = env.action_to_str(action)
+        env.step(action)
+        rewards = [float(env.rewards[agent(p)]) for p in range(rules.players)]
+        new = env.state_dict()
+        checker.step(sd, actor, text, rewards, new, step_no)
+        stats.steps += 1
+        sd = new
+    stats.kinds.update(checker.kinds_seen)
+    stats.hands += checker.hands_ended
+    stats.finished += checker.game_over
+    if checker.game_over:
+        assert all(env.terminations.values()), "game over but the agents are not terminated"
+        assert not any(env.observe(agent(p))["action_mask"].any() for p in range(rules.players))
+    return stats
+
+
+# --------------------------------------------------------------------------- the batched engine
+def engine_state_dict(eng, g: int) -> dict:
+    """Game ``g`` of a batched ``Engine`` in the state_dict schema (the function the AEC env uses)."""
+    from rummy_env.scenario import state_dict
+
+    return state_dict(eng.spec, eng.state, g)
+
+
+def engine_card_counts(eng) -> np.ndarray:
+    """``int [G, 53]`` every card of each game counted from the engine's state arrays (hands, stock, pile, table)."""
+    s = eng.state
+    g = eng.num_games
+    counts = s.hand.astype(np.int64).sum(axis=1) + s.placed.astype(np.int64).sum(axis=1)
+    for name, length in (("stock", s.stock_len), ("pile", s.pile_len)):
+        arr = getattr(s, name).astype(np.int64)
+        valid = np.arange(arr.shape[1])[None, :] < length[:, None]
+        rows = np.broadcast_to(np.arange(g)[:, None], arr.shape)
+        np.add.at(counts, (rows[valid], arr[valid]), 1)
+    return counts
+
+
+def deck_vector(rules: Rules) -> np.ndarray:
+    """The deck as ``int [53]`` counts in the engine's kind order (suits C D H S, ranks A..K, joker)."""
+    deck = deck_counter(rules)
+    return np.array([deck[c] for c in ALL_NATURALS] + [deck["JK"]], dtype=np.int64)
+
+
+def verb_weights(rules: Rules, bias: bool) -> np.ndarray:
+    """Per action id, the weight the random policy gives it (melds, lay-offs, takes, calls favoured)."""
+    e = make_env(rules)
+    n = e.action_space("player_0").n
+    if not bias:
+        return np.ones(n)
+    table = {"meld": 12.0, "layoff": 12.0, "rummy": 6.0, "take": 3.0}
+    return np.array([table.get(e.action_to_str(a).split()[0], 1.0) for a in range(n)])
+
+
+def run_batched_checked(
+    rules: Rules,
+    num_games: int,
+    seed: int,
+    steps: int,
+    full: bool = True,
+    stats: GameStats | None = None,
+    bias: bool = False,
+) -> GameStats:
+    """Random legal play on ``Engine(num_games)``; finished games are checked, then reset from new seeds.
+
+    Always checks (array level): card conservation, no negative counts, a
+    non-empty mask in every unfinished game, an all-False mask in finished
+    games, rewards summing to zero. With ``full`` every game's transition also
+    goes through ``TransitionChecker`` (hand scores, rewards, effects).
+    """
+    from rummy_env import Engine
+
+    stats = stats or GameStats()
+    eng = Engine(rules, num_games=num_games, seed=seed)
+    seeds = [seed * 1000 + g for g in range(num_games)]
+    eng.reset(seeds=seeds)
+    next_seed = seed * 1000 + num_games
+    rngs = [random.Random(s) for s in seeds]
+    deck = deck_vector(rules)
+    to_str = make_env(rules).action_to_str
+    weights = verb_weights(rules, bias)
+    sds = [engine_state_dict(eng, g) for g in range(num_games)] if full else None
+    checkers = [TransitionChecker(rules, sd) for sd in sds] if full else None
+    stats.games += num_games
+    for step_no in range(steps):
+        counts = engine_card_counts(eng)
+        assert (counts == deck).all(), f"step {step_no}: cards not conserved in games {np.flatnonzero((counts != deck).any(axis=1)).tolist()}"
+        assert (eng.state.hand >= 0).all()
+        mask = eng.legal_mask()
+        done = eng.done
+        assert mask[~done].any(axis=1).all(), f"step {step_no}: an empty mask in games {np.flatnonzero(~done & ~mask.any(axis=1))}"
+        assert not mask[done].any(), f"step {step_no}: a finished game has a non-empty mask"
+        actions = np.zeros(num_games, dtype=np.int64)
+        for g in range(num_games):
+            ids = np.flatnonzero(mask[g])
+            if len(ids):
+                actions[g] = rngs[g].choices(list(ids), weights=weights[ids].tolist())[0]
+        actors = eng.current_player.copy()
+        result = eng.step(actions)
+        assert result.rewards.shape == (num_games, rules.players)
+        assert np.allclose(result.rewards.sum(axis=1), 0.0, atol=1e-5), f"step {step_no}: rewards do not sum to zero"
+        assert not result.rewards[done].any(), "a finished game got a reward"
+        assert not result.done[done].any()
+        stats.steps += int((~done).sum())
+        if full:
+            for g in np.flatnonzero(~done):
+                new = engine_state_dict(eng, int(g))
+                text = to_str(int(actions[g]))
+                checkers[g].step(sds[g], int(actors[g]), text, result.rewards[g].tolist(), new, step_no)
+                sds[g] = new
+        finished = np.flatnonzero(result.done)
+        assert (eng.done[finished]).all() and not eng.done[~eng.done & ~result.done].any()
+        if len(finished):
+            stats.finished += len(finished)
+            new_seeds = list(range(next_seed, next_seed + len(finished)))
+            next_seed += len(finished)
+            eng.reset(seeds=new_seeds, games=finished)
+            stats.games += len(finished)
+            for g, s in zip(finished, new_seeds):
+                rngs[g] = random.Random(s)
+                if full:
+                    stats.kinds.update(checkers[g].kinds_seen)
+                    stats.hands += checkers[g].hands_ended
+                    sds[g] = engine_state_dict(eng, int(g))
+                    checkers[g] = TransitionChecker(rules, sds[g])
+    return stats

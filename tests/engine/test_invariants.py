@@ -1,0 +1,204 @@
+"""Invariants of random legal play across every rules switch (SPEC / RULES as a whole).
+
+After every step (see ``TransitionChecker`` in conftest): each card of the deck
+is in exactly one place; the agent to act has a non-empty mask and every other
+agent an all-zero one; the chosen action is plausible from the state_dict alone
+and does what it says; rewards sum to zero (and are zero mid-hand); the melded
+points match the melds on the table; at each hand end the hand scores equal
+melded minus in-hand values computed here from the previous state, scores
+accumulate, and the game ends exactly when RULES §7 says. On sampled steps:
+every masked-in action is accepted, unmasked ones are refused, and positions
+differing only in hidden cards / stock order look the same to every observer.
+
+The default run is a few dozen games; ``pytest -m slow`` runs thousands.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rummy_env import Rules
+
+from .conftest import (
+    ALL_ACTION_KINDS,
+    ALL_NATURALS,
+    GameStats,
+    agent,
+    check_hidden_information,
+    deck_counter,
+    play_checked_game,
+    random_rules,
+    restored,
+    rules_strategy,
+    run_batched_checked,
+)
+
+# --------------------------------------------------------------------------- default (fast) runs
+
+
+@pytest.mark.parametrize("chunk", range(6))
+def test_random_games_all_variants(chunk):
+    """A handful of complete random games per chunk, rules drawn over every switch."""
+    rng = random.Random(1000 + chunk)
+    stats = GameStats()
+    for i in range(3):
+        rules = random_rules(rng, target_score=rng.choice([50, 100]))
+        play_checked_game(rules, seed=chunk * 100 + i, stats=stats, max_steps=1500, every=15)
+    assert stats.steps > 100, stats
+    assert stats.hidden_checks and stats.all_legal_checked and stats.illegal_checked, stats
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(rules=rules_strategy(), seed=st.integers(0, 2**32 - 1))
+def test_hypothesis_rules_and_seeds(rules, seed):
+    """Hypothesis draws a rules variant and a seed; one (possibly partial) game is played and checked."""
+    play_checked_game(rules, seed=seed, max_steps=400, every=50)
+
+
+def test_every_action_kind_is_exercised():
+    """The random policy reaches every action kind, so the invariant runs cover them all."""
+    stats = GameStats()
+    configs = [
+        (Rules(players=2, episode="hand"), True),
+        (Rules(players=4, hand_size=10, episode="hand"), False),  # small stock: 'stop'
+        (Rules(players=5, episode="hand", rummy_calls="pile"), True),
+        (Rules(players=2, decks=2, episode="hand"), True),  # four jokers
+        (Rules(players=6, episode="hand"), True),
+    ]
+    for seed in range(40):
+        rules, bias = configs[seed % len(configs)]
+        play_checked_game(rules, seed=seed, stats=stats, max_steps=1500, bias=bias)
+        if all(stats.kinds[k] for k in ALL_ACTION_KINDS):
+            break
+    missing = [k for k in ALL_ACTION_KINDS if stats.kinds[k] == 0]
+    assert not missing, f"action kinds never played: {missing}; {stats}"
+
+
+@pytest.mark.parametrize("chunk", range(2))
+def test_batched_engine_invariants(chunk):
+    """The same checks on ``Engine(num_games=16)``, per game through its state_dict and on the state arrays."""
+    rng = random.Random(77 + chunk)
+    stats = GameStats()
+    for i in range(2):
+        rules = random_rules(rng, episode="hand")
+        run_batched_checked(rules, num_games=12, seed=chunk * 10 + i, steps=120, stats=stats, bias=bool(i))
+    assert stats.steps > 1000 and stats.finished >= 1, stats
+
+
+# --------------------------------------------------------------------------- hidden information, hand-made
+
+
+def _full_stock(rules: Rules, hands, discard, melds=()) -> list[str]:
+    left = deck_counter(rules)
+    for h in hands:
+        left.subtract(h)
+    left.subtract(discard)
+    for m in melds:
+        left.subtract("JK" if c.startswith("JK") else c for c in m["cards"])
+    assert all(v >= 0 for v in left.values())
+    return [c for c in ALL_NATURALS + ["JK"] for _ in range(left[c])]
+
+
+def _scenario(**extra):
+    rules = Rules(players=3)
+    hands = [
+        ["2C", "3C", "4C", "9D", "TD", "KH", "KS"],
+        ["5H", "6H", "7H", "8S", "JC", "QC", "AD"],
+        ["2D", "2H", "6S", "7S", "8D", "9C", "JK"],
+    ]
+    discard = ["4D", "QS", "5C"]
+    melds = [{"owner": 2, "cards": ["TH", "TS", "TC"]}]
+    sd = {
+        "hands": hands,
+        "discard": discard,
+        "melds": melds,
+        "stock": _full_stock(rules, hands, discard, melds),
+        "current_player": 0,
+        "dealer": 2,
+        "known": [[], ["AD"], []],
+    }
+    sd.update(extra)
+    return rules, sd
+
+
+def _obs(rules, sd, p):
+    return restored(rules, sd).observe(agent(p))
+
+
+def test_hidden_cards_and_stock_order_are_not_observed():
+    rules, sd = _scenario()
+    base = [_obs(rules, sd, p) for p in range(3)]
+    # player_1's hidden 8S <-> a stock card; the stock reversed
+    swapped = {**sd, "hands": [sd["hands"][0], ["5H", "6H", "7H", "QH", "JC", "QC", "AD"], sd["hands"][2]]}
+    swapped["stock"] = ["8S" if c == "QH" else c for c in sd["stock"]]
+    reversed_stock = {**sd, "stock": sd["stock"][::-1]}
+    for variant in (swapped, reversed_stock):
+        for p in (0, 2):
+            got = _obs(rules, variant, p)
+            assert np.array_equal(got["observation"], base[p]["observation"])
+            assert np.array_equal(got["action_mask"], base[p]["action_mask"])
+    # player_1 sees its own hand change
+    assert not np.array_equal(_obs(rules, swapped, 1)["observation"], base[1]["observation"])
+
+
+def test_known_cards_are_observed():
+    """Negative control: a card an opponent is *known* to hold (taken from the pile) is visible."""
+    rules, sd = _scenario()
+    other = {**sd, "hands": [sd["hands"][0], ["5H", "6H", "7H", "8S", "JC", "QC", "QH"], sd["hands"][2]]}
+    other["stock"] = ["AD" if c == "QH" else c for c in sd["stock"]]
+    other["known"] = [[], ["QH"], []]
+    assert not np.array_equal(_obs(rules, sd, 0)["observation"], _obs(rules, other, 0)["observation"])
+
+
+@pytest.mark.parametrize("phase_extra", [
+    {"phase": "play", "obliged": "AD", "current_player": 1, "dealer": 0},
+    {"phase": "rummy", "current_player": 1, "dealer": 0, "discarder": 0, "rummy_queue": [1]},
+    {},
+])
+def test_random_hidden_variants_of_a_position(phase_extra):
+    rules, sd = _scenario(**phase_extra)
+    if sd.get("phase") == "rummy":
+        sd["discard"] = ["4D", "QS", "5C", "TD"]  # TD lays off on the tens
+        sd["hands"][0] = ["2C", "3C", "4C", "9D", "KD", "KH", "KS"]
+        sd["stock"] = _full_stock(rules, sd["hands"], sd["discard"], sd["melds"])
+    assert restored(rules, sd).state_dict()["phase"] == sd.get("phase", "draw")
+    assert check_hidden_information(rules, restored(rules, sd).state_dict(), random.Random(3)) > 0
+
+
+# --------------------------------------------------------------------------- the big runs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(24))
+def test_slow_batched_thousands_of_games(chunk):
+    """~100 games per chunk on the batched engine, every game fully checked; half biased to meld."""
+    rng = random.Random(5000 + chunk)
+    stats = GameStats()
+    for i in range(2):
+        episode = "hand" if (chunk + i) % 3 else "game"
+        rules = random_rules(rng, episode=episode, target_score=rng.choice([50, 100, 200]))
+        run_batched_checked(rules, num_games=32, seed=chunk * 50 + i, steps=450, stats=stats, bias=(chunk + i) % 2 == 0)
+    assert stats.finished >= 10, stats
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(8))
+def test_slow_random_games_aec(chunk):
+    rng = random.Random(9000 + chunk)
+    stats = GameStats()
+    for i in range(6):
+        rules = random_rules(rng)
+        play_checked_game(rules, seed=chunk * 1000 + i, stats=stats, max_steps=2500, every=12, bias=i % 2 == 0)
+    assert stats.finished >= 3, stats
+
+
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=rules_strategy(), seed=st.integers(0, 2**32 - 1))
+def test_slow_hypothesis_rules_and_seeds(rules, seed):
+    play_checked_game(rules, seed=seed, max_steps=1500, every=30)
