@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from rummy_env.engine import Engine
+from rummy_env.records import RecordWriter
 from rummy_env.rules import Rules
 
 from .base import Agent
@@ -63,8 +64,13 @@ def play_games(
     max_steps: int | None = 3000,
     check: bool = False,
     progress: Callable[[int], None] | None = None,
+    recorder: RecordWriter | None = None,
+    first_id: int = 0,
 ) -> GameResults:
-    """Play game ``i`` from deal seed ``seeds[i]`` with ``agents[seats[i, p]]`` at seat ``p``, ``batch`` at a time."""
+    """Play game ``i`` from deal seed ``seeds[i]`` with ``agents[seats[i, p]]`` at seat ``p``, ``batch`` at a time.
+
+    With a ``recorder`` every game is written as a record with id ``first_id + i``.
+    """
     seats = np.asarray(seats, dtype=np.int64)
     seeds = np.asarray(seeds, dtype=np.uint64)
     total, players = seats.shape
@@ -79,29 +85,44 @@ def play_games(
     truncated = np.zeros(total, dtype=bool)
     if total == 0:
         return GameResults(seats, seeds, scores, winner, hands, steps, truncated)
+    names = [agent.name for agent in agents]
     width = min(batch, total)
     engine = Engine(rules, num_games=width, seed=0, max_steps=max_steps)
-    slot_game = np.arange(width)  # game played in each engine slot, -1 once its result is in
-    slot_seats = seats[:width].copy()  # a truncated game with nothing to replace it plays on, unrecorded
-    engine.reset(seeds=seeds[:width])
+    slot_game = np.full(width, -1)  # game played in each engine slot, -1 once its result is in
+    slot_seats = seats[:width].copy()
+
+    def deal(slots: np.ndarray, games: np.ndarray) -> None:
+        slot_game[slots] = games
+        slot_seats[slots] = seats[games]
+        engine.reset(seeds=seeds[games], games=slots)
+        if recorder is not None:
+            labels = [[names[k] for k in seats[g]] for g in games.tolist()]
+            recorder.start(engine, slots, ids=(first_id + games).tolist(), players=labels)
+
+    deal(np.arange(width), np.arange(width))
     queued = width
     while (slot_game >= 0).any():
-        result = engine.step(act_all(engine, agents, slot_seats, ~engine.done), check=check)
-        ended = np.flatnonzero((slot_game >= 0) & (result.done | result.truncated))
-        if not len(ended):
+        live = np.flatnonzero(slot_game >= 0)
+        actions = act_all(engine, agents, slot_seats, slot_game >= 0)[live]
+        if recorder is not None:
+            recorder.log(engine, live, actions)
+        result = engine.step(actions, check=check, games=live)
+        over = np.flatnonzero(result.done | result.truncated)
+        if not len(over):
             continue
-        s, game = engine.state, slot_game[ended]
+        ended, game = live[over], slot_game[live[over]]
+        if recorder is not None:
+            recorder.finish(engine, ended, truncated=result.truncated[over], rewards=result.rewards[over])
+        s = engine.state
         scores[game] = s.scores[ended]
         winner[game] = s.winner[ended]
         hands[game] = s.hand_no[ended] + 1
         steps[game] = s.steps[ended]
-        truncated[game] = result.truncated[ended]
-        refill = ended[: max(0, min(len(ended), total - queued))]
+        truncated[game] = result.truncated[over]
         slot_game[ended] = -1
+        refill = ended[: max(0, min(len(ended), total - queued))]
         if len(refill):
-            slot_game[refill] = np.arange(queued, queued + len(refill))
-            slot_seats[refill] = seats[queued : queued + len(refill)]
-            engine.reset(seeds=seeds[queued : queued + len(refill)], games=refill)
+            deal(refill, np.arange(queued, queued + len(refill)))
             queued += len(refill)
         if progress is not None:
             progress(len(ended))

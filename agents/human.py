@@ -228,7 +228,7 @@ class HumanAgent(Agent):
     def hint_line(self, engine: Engine, g: int, mask: np.ndarray) -> str:
         """What the hint agent would play here."""
         games = np.array([g], dtype=np.int64)
-        obs = engine.observe()[games] if self.hint.needs_obs else None
+        obs = engine.observe(games=games) if self.hint.needs_obs else None
         action = int(self.hint.act(engine, games, obs, mask[None, :])[0])
         return f"hint ({self.hint.name}): {self.describe(engine, g, action)}"
 

@@ -31,8 +31,8 @@ Writing, on the batched engine (any batch, games finishing at any time)::
                       rewards=result.rewards[ended])               # before those games are reset
     writer.close()
 
-``record_games(rules, agents, seats, seeds, writer)`` does all of this for a
-schedule of games (like ``agents.arena.play_games``, recording everything).
+``agents.play_games(..., recorder=writer)`` does all of this for a schedule of
+games between agents.
 
 Reading: ``read_records(path)`` returns ``GameRecord`` dicts
 (``header``, ``moves``, ``result``); ``replay(record)`` plays one through the
@@ -321,72 +321,6 @@ def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def record_games(
-    rules: Rules,
-    agents: Sequence[Any],
-    seats: np.ndarray,
-    seeds: Sequence[int] | np.ndarray,
-    writer: RecordWriter,
-    batch: int = 256,
-    max_steps: int | None = 3000,
-    names: Sequence[str] | None = None,
-    first_id: int = 0,
-) -> None:
-    """Play game ``i`` from deal seed ``seeds[i]`` with ``agents[seats[i, p]]`` at seat ``p``, recording every game.
-
-    ``agents`` follow the ``agents.base.Agent`` interface (``act(engine, games,
-    obs, mask)``, ``needs_obs``, ``name``); ``batch`` games run at once and
-    finished ones are refilled, as in ``agents.arena.play_games``. Record ids
-    are ``first_id + i``; seat names are ``names[k]`` (default ``agents[k].name``).
-    """
-    seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
-    seats = np.asarray(seats, dtype=np.int64)
-    total = len(seeds)
-    if seats.shape != (total, rules.players):
-        raise ValueError(f"seats must be [games, {rules.players}] agent indices, got shape {seats.shape}")
-    if total == 0:
-        return
-    names = [getattr(a, "name", f"agent{k}") for k, a in enumerate(agents)] if names is None else list(names)
-    labels = [[names[k] for k in row] for row in seats.tolist()]
-    width = min(int(batch), total)
-    engine = Engine(rules, num_games=width, seed=0, max_steps=max_steps)
-    engine.reset(seeds=seeds[:width])
-    writer.start(engine, np.arange(width), ids=[first_id + i for i in range(width)], players=labels[:width])
-    slot_game = np.arange(width)  # game recorded in each engine slot, -1 once it is finished
-    slot_seats = seats[:width].copy()  # a truncated game with nothing to replace it plays on, unrecorded
-    queued = width
-    while (slot_game >= 0).any():
-        live = slot_game >= 0
-        playing = np.flatnonzero(~engine.done)
-        acting = slot_seats[playing, engine.current_player[playing]]
-        actions = np.zeros(width, dtype=np.int64)
-        for k, agent in enumerate(agents):
-            games = playing[acting == k]
-            if not len(games):
-                continue
-            obs = engine.observe(games=games) if getattr(agent, "needs_obs", False) else None
-            actions[games] = agent.act(engine, games, obs, engine.legal_mask(games))
-        writer.log(engine, np.flatnonzero(live), actions[live])
-        sub = engine.step(actions[playing], check=False, games=playing)
-        done = np.zeros(width, dtype=bool)
-        done[playing] = sub.done | sub.truncated
-        ended = np.flatnonzero(live & done)
-        if not len(ended):
-            continue
-        rows = np.searchsorted(playing, ended)
-        writer.finish(engine, ended, truncated=sub.truncated[rows], rewards=sub.rewards[rows])
-        slot_game[ended] = -1
-        refill = ended[: max(0, min(len(ended), total - queued))]
-        if len(refill):
-            index = list(range(queued, queued + len(refill)))
-            slot_game[refill] = index
-            slot_seats[refill] = seats[queued : queued + len(refill)]
-            engine.reset(seeds=seeds[queued : queued + len(refill)], games=refill)
-            writer.start(engine, refill, ids=[first_id + i for i in index], players=[labels[i] for i in index])
-            queued += len(refill)
-
-
-# --------------------------------------------------------------------------- reading
 class GameRecord(dict):
     """One game: ``header`` (the ``game`` line), ``moves`` (the ``move`` lines), ``result`` (or None)."""
 
@@ -417,6 +351,7 @@ class GameRecord(dict):
         return [self["header"], *self["moves"]] + ([self["result"]] if self["result"] is not None else [])
 
 
+RecordSource = str | os.PathLike | GameRecord | Mapping | Iterable
 
 
 def read_records(source: Any) -> list[GameRecord]:
