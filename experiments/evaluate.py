@@ -25,6 +25,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 from agents import GameResults, make_agent, play_games
+from rummy_env.records import RecordWriter
 from rummy_env.rules import Rules
 
 FORMATS = {"wins": "{:.1f}", "win_rate": "{:.3f}", "ci_low": "{:.3f}", "ci_high": "{:.3f}", "hand_score": "{:.1f}",
@@ -126,8 +127,9 @@ def summarise(rows: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def run_tournament(cfg: dict[str, Any]) -> dict[str, pd.DataFrame]:
-    """Play the tournament a config describes; returns the ``agents``, ``lineups`` and ``games`` tables."""
+def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict[str, pd.DataFrame]:
+    """Play the tournament a config describes (recording every game to ``record_path`` if given);
+    returns the ``agents``, ``lineups`` and ``games`` tables."""
     rules = Rules.from_dict(cfg["rules"])
     specs = [str(a) for a in cfg["agents"]]
     names = display_names(specs)
@@ -136,9 +138,12 @@ def run_tournament(cfg: dict[str, Any]) -> dict[str, pd.DataFrame]:
     lineups = lineups_for(specs, rules.players, explicit)
     seats, seeds, lineup_id = schedule(lineups, int(cfg["deals"]), int(cfg["seed"]))
 
+    recorder = None if record_path is None else RecordWriter(record_path, rules, meta={"app": "evaluate", "seed": cfg["seed"]})
     with tqdm(total=len(seeds), desc="games", unit="game", disable=not cfg.get("progress", True)) as bar:
         results = play_games(rules, agents, seats, seeds, batch=int(cfg["batch"]), max_steps=cfg["max_steps"],
-                             check=bool(cfg["check"]), progress=bar.update)
+                             check=bool(cfg["check"]), progress=bar.update, recorder=recorder)
+    if recorder is not None:
+        recorder.close()
 
     lineup_names = [" ".join(names[a] for a in lineup) for lineup in lineups]
     rows = seat_stats(results).assign(lineup=np.repeat([lineup_names[i] for i in lineup_id], rules.players))
@@ -201,7 +206,7 @@ def plot(table: pd.DataFrame, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(1.2 * len(table) + 2, 3.5))
-    err = np.vstack([table.win_rate - table.ci_low, table.ci_high - table.win_rate])
+    err = np.clip(np.vstack([table.win_rate - table.ci_low, table.ci_high - table.win_rate]), 0, None)
     ax.bar(table.agent, table.win_rate, yerr=err, capsize=4, color="tab:blue")
     ax.set_ylabel("win rate per seat (95% CI)")
     ax.set_ylim(0, 1)
@@ -239,9 +244,9 @@ def main(cfg: DictConfig) -> None:
     from hydra.core.hydra_config import HydraConfig
 
     plain = OmegaConf.to_container(cfg, resolve=True)
-    tables = run_tournament(plain)
-    show(tables["agents"])
     out_dir = Path(HydraConfig.get().runtime.output_dir)
+    tables = run_tournament(plain, out_dir / plain["record"] if plain.get("record") else None)
+    show(tables["agents"])
     write_reports(tables, plain, out_dir)
     print(f"reports written to {out_dir}")
 
