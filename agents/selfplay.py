@@ -1,0 +1,180 @@
+"""Self-play for training: a pool of the learner's past snapshots mixed with heuristics, and the training env.
+
+* ``OpponentPool`` keeps named heuristic opponents (``greedy``...), frozen
+  snapshots of the learner (``PolicyAgent`` over a copy of its policy, saved as
+  ``.zip`` files so a resumed run finds them again) and optionally the live
+  learner itself (``latest``: mirror play with the current weights). Each new
+  episode seats opponents drawn from the pool by weight (``RummyVecEnv``'s
+  ``set_opponents``).
+* ``TrainVecEnv`` is ``rummy_env.vector.RummyVecEnv`` with a terminal win bonus
+  (to mix ``reward="score"`` with winning) and ``get_state``/``set_state`` (the
+  engine rows, counters and seat RNG) so a resumed run continues exactly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rummy_env.vector import RummyVecEnv
+
+
+class TrainVecEnv(RummyVecEnv):
+    """``RummyVecEnv`` plus what training needs: an optional win bonus and an exact save/restore.
+
+    ``win_bonus`` adds a terminal reward for the game's outcome on top of the
+    rules' reward (+b to the winner, -b/(n-1) to the others; nothing on a
+    truncated or drawn game), e.g. to mix ``reward="score"`` with winning.
+    """
+
+    def __init__(self, *args: Any, win_bonus: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.win_bonus = float(win_bonus)
+
+    def step_wait(self):
+        obs, rewards, dones, infos = super().step_wait()
+        if self.win_bonus:
+            n = self.players
+            for env in np.flatnonzero(dones):
+                info = infos[env]
+                if info.get("winner", -1) >= 0 and not info.get("TimeLimit.truncated", False):
+                    rewards[env] += self.win_bonus if info["winner"] == info["seat"] else -self.win_bonus / (n - 1)
+        return obs, rewards, dones, infos
+
+    def get_state(self) -> dict[str, Any]:
+        """Everything needed to continue exactly from here (engine rows, seats, RNG)."""
+        eng = self.engine
+        return {
+            "engine_state": eng.state.copy(),
+            "engine_seeds": eng.seed_state(),
+            "rng": self._rng.bit_generator.state,
+            "learner": self.learner.copy(),
+            "seat_agents": self.seat_agents.copy(),
+            "episodes": self._episodes.copy(),
+            "seed": self._seed,
+        }
+
+    def set_state(self, data: dict[str, Any]) -> None:
+        """Restore ``get_state()`` (same rules and number of games)."""
+        eng = self.engine
+        eng.load_state(np.arange(eng.num_games), data["engine_state"])
+        eng.set_seed_state(data["engine_seeds"])
+        self._rng.bit_generator.state = data["rng"]
+        self.learner[...] = data["learner"]
+        self.seat_agents[...] = data["seat_agents"]
+        self._episodes[...] = data["episodes"]
+        self._seed = int(data["seed"])
+        self._seeds = [None] * self.num_envs  # a later reset() must not re-seed
+
+
+def frozen_copy(policy):
+    """A detached copy of an SB3 policy (same class and weights, eval mode, no gradients)."""
+    clone = type(policy)(**policy._get_constructor_parameters())
+    clone.load_state_dict(policy.state_dict())
+    clone.set_training_mode(False)
+    for p in clone.parameters():
+        p.requires_grad_(False)
+    return clone
+
+
+class OpponentPool:
+    """Weighted opponents for the learner: heuristics, past snapshots of itself, and its live weights.
+
+    ``heuristics`` maps agent names (or checkpoint paths) to weights; snapshots
+    share ``snapshot_weight`` equally (at most ``size`` kept, oldest dropped);
+    ``latest_weight`` is the live learner's share. Snapshots are saved under
+    ``folder`` as ``snapshot_<steps>.zip`` (a resumed run reloads them).
+    """
+
+    def __init__(
+        self,
+        rules,
+        heuristics: dict[str, float],
+        snapshot_weight: float = 0.0,
+        latest_weight: float = 0.0,
+        size: int = 5,
+        folder: str | Path | None = None,
+        deterministic: bool = False,
+        seed: int = 0,
+    ) -> None:
+        from agents import make_agent
+
+        self.rules = rules
+        self.names = [str(k) for k in heuristics]
+        self.fixed = [make_agent(name, rules, seed + 1 + i) for i, name in enumerate(self.names)]
+        self.fixed_weights = [float(w) for w in heuristics.values()]
+        self.snapshot_weight = float(snapshot_weight)
+        self.latest_weight = float(latest_weight)
+        self.size = int(size)
+        self.folder = Path(folder) if folder is not None else None
+        self.deterministic = bool(deterministic)
+        self.snapshots: list[tuple[int, Any]] = []  # (steps, PolicyAgent)
+        self.latest: Any = None
+        if self.folder is not None and self.folder.exists():
+            for path in sorted(self.folder.glob("snapshot_*.zip"), key=lambda p: int(p.stem.split("_")[1])):
+                self._load(path)
+
+    @property
+    def uses_learner(self) -> bool:
+        """Whether the pool ever holds the learner (snapshots or live weights)."""
+        return self.snapshot_weight > 0 or self.latest_weight > 0
+
+    def _load(self, path: Path) -> None:
+        from agents import PolicyAgent
+        from sb3_contrib import MaskablePPO
+
+        model = MaskablePPO.load(str(path), device="cpu")
+        self._keep(int(path.stem.split("_")[1]), PolicyAgent(model.policy, deterministic=self.deterministic, name=path.stem))
+
+    def _keep(self, steps: int, agent: Any) -> None:
+        self.snapshots.append((steps, agent))
+        while len(self.snapshots) > self.size:
+            old, _ = self.snapshots.pop(0)
+            if self.folder is not None:
+                (self.folder / f"snapshot_{old}.zip").unlink(missing_ok=True)
+
+    def add_snapshot(self, model, steps: int) -> None:
+        """Freeze the learner's current weights as a new pool member (and save it)."""
+        from agents import PolicyAgent
+
+        policy = frozen_copy(model.policy)
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            model.save(str(self.folder / f"snapshot_{steps}.zip"))
+        self._keep(int(steps), PolicyAgent(policy, deterministic=self.deterministic, name=f"snapshot_{steps}"))
+
+    def set_learner(self, model) -> None:
+        """Point the ``latest`` member at the live learner (its weights change as it trains)."""
+        from agents import PolicyAgent
+
+        self.latest = PolicyAgent(model.policy, deterministic=self.deterministic, name="latest")
+
+    def members(self) -> tuple[list[Any], list[float]]:
+        """Agents and weights for ``RummyVecEnv.set_opponents`` (learner members only once they exist)."""
+        agents, weights = list(self.fixed), list(self.fixed_weights)
+        if self.snapshots and self.snapshot_weight > 0:
+            share = self.snapshot_weight / len(self.snapshots)
+            agents += [agent for _, agent in self.snapshots]
+            weights += [share] * len(self.snapshots)
+        if self.latest is not None and self.latest_weight > 0:
+            agents.append(self.latest)
+            weights.append(self.latest_weight)
+        if not agents or sum(weights) <= 0:
+            if self.latest is None:
+                raise ValueError("the opponent pool is empty: give a heuristic or set the learner first")
+            agents, weights = [self.latest], [1.0]
+        return agents, weights
+
+    def apply(self, env: RummyVecEnv) -> None:
+        """Install the current members in ``env`` (effective from the next episodes)."""
+        agents, weights = self.members()
+        env.set_opponents(agents, weights)
+
+    def describe(self) -> str:
+        """One line: members and weights."""
+        agents, weights = self.members()
+        total = sum(weights)
+        return ", ".join(f"{a.name}:{w / total:.2f}" for a, w in zip(agents, weights))
+

@@ -1,0 +1,122 @@
+"""Training throughput: environment steps per second, with and without MaskablePPO's policy updates.
+
+Run from the repository root::
+
+    python -m benchmarks.train_speed             # ~3 min: every row below
+    python -m benchmarks.train_speed --quick     # ~40 s smoke run
+    python -m benchmarks.train_speed --threads 2 --rows train-mlp
+
+An "env step" is one learner decision (SB3's ``num_timesteps``), the unit of
+``train.steps``; the opponents' moves in between are not counted but are paid
+for (the ``agent steps/s`` column counts every seat's moves). Rows:
+
+* ``env-<opponents>``: ``TrainVecEnv`` (``rummy_env.vector.RummyVecEnv`` as
+  trained on, agents/selfplay.py) with 256 games, the learner playing uniformly
+  random legal actions: the env's ceiling, no policy at all.
+* ``train-<algo>``: ``MaskablePPO.learn`` with ``configs/algo/ppo_<algo>.yaml``
+  and the default ``train.yaml`` (256 games x 32 steps per rollout, opponents
+  greedy): rollouts (policy forward passes included) and updates, timed over
+  whole rollout+update iterations after one warm-up. ``mlp``: 256x256 actor and
+  critic, batch 2048, 4 epochs; ``mlp-fast``: 128x128, batch 4096, 2 epochs;
+  ``card``: ``rummy_env.policy.CardPolicy``. ``--threads`` sets torch's threads
+  (the engine and the heuristics are single-threaded numpy either way).
+
+The load average is printed before and after: other processes on the same cores
+slow every row, so compare rows of one run only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+import torch
+
+
+def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row."""
+    games, actions = mask.shape
+    legal = np.flatnonzero(mask)
+    first = np.searchsorted(legal, np.arange(games + 1) * actions)
+    k = (rng.random(games) * np.diff(first)).astype(np.int64)
+    return legal[np.minimum(first[:-1] + k, legal.size - 1)] - np.arange(games) * actions
+
+
+def bench_env(name: str, opponents: list[str], seconds: float, games: int = 256) -> dict:
+    from agents.selfplay import TrainVecEnv
+    from rummy_env import Rules
+
+    env = TrainVecEnv(games, Rules(reward="score"), opponents, seed=0)
+    rng = np.random.default_rng(0)
+    env.reset()
+    for _ in range(30):  # desynchronise the games a little
+        env.step(random_legal(rng, env.action_masks()))
+    steps, start = 0, time.perf_counter()
+    finished = 0
+    while time.perf_counter() - start < seconds:
+        _, _, dones, _ = env.step(random_legal(rng, env.action_masks()))
+        finished += int(dones.sum())
+        steps += env.num_envs
+    elapsed = time.perf_counter() - start
+    return {"row": name, "env steps/s": steps / elapsed, "seconds": elapsed, "note": f"{finished} games ended"}
+
+
+def bench_train(name: str, overrides: list[str], seconds: float, threads: int = 1) -> dict:
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import OmegaConf
+
+    from agents.selfplay import TrainVecEnv
+    from experiments.train import build_model
+    from rummy_env import Rules
+
+    GlobalHydra.instance().clear()
+    configs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
+    with initialize_config_dir(config_dir=configs, version_base="1.3"):
+        cfg = compose(config_name="train", overrides=overrides)
+    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    env = TrainVecEnv(cfg.train.num_envs, rules.replace(reward="score"), list(cfg.opponents.heuristics), seed=0)
+    torch.set_num_threads(threads)
+    model = build_model(cfg, env, rules, None)
+    rollout = cfg.train.num_envs * cfg.algo.n_steps
+    model.learn(rollout)  # warm-up iteration
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        model.learn(rollout, reset_num_timesteps=False)
+        steps += rollout
+    elapsed = time.perf_counter() - start
+    params = sum(p.numel() for p in model.policy.parameters())
+    note = f"{params:,} parameters, {threads} torch thread(s), {steps:,} steps"
+    return {"row": name, "env steps/s": steps / elapsed, "seconds": elapsed, "note": note}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seconds", type=float, default=None, help="timed seconds per row (default 20, 5 with --quick)")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--rows", nargs="*", default=None, help="only these rows")
+    a = p.parse_args()
+    seconds = a.seconds if a.seconds is not None else (5.0 if a.quick else 20.0)
+    torch.set_num_threads(a.threads)
+    rows = {
+        "env-greedy": lambda: bench_env("env-greedy", ["greedy"], seconds),
+        "env-strategic": lambda: bench_env("env-strategic", ["strategic"], seconds),
+        "env-random": lambda: bench_env("env-random", ["random"], seconds),
+        "train-mlp": lambda: bench_train("train-mlp", ["algo=ppo_mlp"], seconds * 2, a.threads),
+        "train-mlp-fast": lambda: bench_train("train-mlp-fast", ["algo=ppo_mlp_fast"], seconds * 2, a.threads),
+        "train-card": lambda: bench_train("train-card", ["algo=ppo_card"], seconds * 2, a.threads),
+    }
+    chosen = a.rows or list(rows)
+    print(f"load average before: {os.getloadavg()}; torch threads {a.threads}; cpu count {os.cpu_count()}")
+    print("| row | env steps/s | timed s | note |\n|---|---|---|---|")
+    for key in chosen:
+        r = rows[key]()
+        print(f"| {r['row']} | {r['env steps/s']:,.0f} | {r['seconds']:.0f} | {r['note']} |", flush=True)
+    print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,328 @@
+"""Train a MaskablePPO agent for 500 Rummy.
+
+    python -m experiments.train                                   # short default run (a few minutes)
+    python -m experiments.train env=four_players algo.learning_rate=1e-4 train.steps=5e6
+    python -m experiments.train algo=ppo_mlp opponents=greedy     # the MLP baseline against greedy
+    python -m experiments.train --multirun train.seed=0,1,2       # a seed sweep
+    python -m experiments.train hydra.run.dir=<old run dir>       # resume an interrupted run
+
+Read top to bottom: compose the config (``configs/train.yaml``), build the batched
+env (learner seat vs an opponent pool, ``agents/selfplay.py``), build or reload
+the model, train with one callback that checkpoints, refreshes the self-play pool
+and evaluates against the heuristics, then write the final evaluation and a
+Markdown report. Everything lands in the Hydra run folder:
+
+    .hydra/config.yaml      the composed config (and overrides.yaml: the command line)
+    tb/                     TensorBoard logs (SB3's train/* and rollout/*, our eval/* and game/*)
+    checkpoints/last.zip    model + optimiser + step counter (an ``agents.make_agent`` path)
+    checkpoints/last_state.pkl  RNG states, env state, eval schedule (for an exact resume)
+    checkpoints/pool/       self-play snapshots (each one a loadable agent too)
+    eval.csv                every evaluation: steps, wall time, opponent, win rate and Wilson 95% CI
+    final.zip               the final model;  report.md  the final report
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import pickle
+import random
+import time
+from pathlib import Path
+
+import hydra
+import numpy as np
+import torch
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig, OmegaConf
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
+from tqdm import tqdm
+
+from agents import PolicyAgent, make_agent, play_games
+from agents.selfplay import TrainVecEnv, OpponentPool
+from rummy_env import Rules
+from rummy_env.policy import CardPolicy, card_policy_kwargs
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion (95% by default)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def evaluate(policy, rules: Rules, opponent: str, games: int, seed: int, max_steps: int, deterministic: bool = True) -> dict:
+    """Play ``games`` games of ``policy`` against ``opponent`` in every other seat (learner seat rotates)."""
+    learner = PolicyAgent(policy, deterministic=deterministic, name="learner")
+    opp = make_agent(opponent, rules, seed=seed)
+    n = rules.players
+    seats = np.ones((games, n), dtype=np.int64)
+    seats[np.arange(games), np.arange(games) % n] = 0
+    res = play_games(rules, [learner, opp], seats, np.arange(games, dtype=np.uint64) + seed, batch=min(games, 500), max_steps=max_steps)
+    mine = seats == 0
+    win = res.win_shares()[mine]
+    score = res.scores[mine]
+    others = (res.scores.sum(1) - score) / (n - 1)
+    low, high = wilson(float(win.sum()), games)
+    return {
+        "opponent": str(opponent), "games": games, "win_rate": float(win.mean()), "ci_low": low, "ci_high": high,
+        "score_diff": float((score - others).mean()), "truncated": int(res.truncated.sum()), "hands": float(res.hands.mean()),
+    }
+
+
+class TrainCallback(BaseCallback):
+    """Progress bar, game stats, checkpoints, self-play snapshots and periodic evaluation."""
+
+    def __init__(self, cfg: DictConfig, out: Path, rules: Rules, pool: OpponentPool | None, state: dict) -> None:
+        super().__init__()
+        self.cfg, self.out, self.rules, self.pool, self.s = cfg, out, rules, pool, state
+        self.ckpt = out / "checkpoints"
+        self.wins = self.games = 0.0
+
+    # -- schedule ---------------------------------------------------------------------------------
+    def _on_training_start(self) -> None:
+        self.t0 = time.time() - self.s["wall_s"]  # wall clock continues across resumes
+        self.bar = tqdm(total=int(self.cfg.train.steps), initial=self.model.num_timesteps, unit="step", unit_scale=True,
+                        dynamic_ncols=True, smoothing=0.05, mininterval=2.0, desc="train")
+
+    def _on_rollout_start(self) -> None:
+        """The policy was just updated and the env sits between two rollouts: a clean point for everything."""
+        steps = self.model.num_timesteps
+        if self.pool is not None and self.pool.snapshot_weight > 0 and self.cfg.opponents.snapshot_every and steps >= self.s["next_snapshot"]:
+            self.pool.add_snapshot(self.model, steps)
+            self.pool.apply(self.training_env)
+            self.s["next_snapshot"] = steps + int(self.cfg.opponents.snapshot_every)
+            self.bar.write(f"[{steps:>9}] pool: {self.pool.describe()}")
+        if self.cfg.eval.every and steps >= self.s["next_eval"] and steps > 0:
+            self.run_eval(int(self.cfg.eval.games))
+            self.s["next_eval"] = steps + int(self.cfg.eval.every)
+        if steps >= self.s["next_checkpoint"] and steps > 0:
+            self.save_checkpoint()
+            self.s["next_checkpoint"] = steps + int(self.cfg.train.checkpoint_every)
+
+    def _on_step(self) -> bool:
+        self.bar.update(self.training_env.num_envs)
+        limit = self.cfg.train.time_limit_min
+        if limit and time.time() - self.t0 > 60 * float(limit):
+            self.bar.write(f"[{self.model.num_timesteps:>9}] time limit of {limit} min reached: stopping")
+            return False
+        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done and "winner" in info:
+                self.games += 1
+                self.wins += float(info["winner"] == info["seat"])
+        return True
+
+    def _on_rollout_end(self) -> None:
+        if self.games:
+            self.logger.record("game/train_win_rate", self.wins / self.games)
+            self.logger.record("game/train_games", self.games)
+        self.logger.record("time/wall_s", time.time() - self.t0)
+        self.wins = self.games = 0.0
+
+    def _on_training_end(self) -> None:
+        self.save_checkpoint()
+        self.bar.close()
+
+    # -- evaluation and checkpoints ---------------------------------------------------------------
+    def run_eval(self, games: int, final: bool = False) -> list[dict]:
+        cfg, rows = self.cfg.eval, []
+        t = time.time()
+        for opponent in cfg.opponents:
+            row = evaluate(self.model.policy, self.rules, opponent, games, int(cfg.seed), int(cfg.max_steps), bool(cfg.deterministic))
+            row.update(steps=self.model.num_timesteps, wall_s=round(time.time() - self.t0, 1), final=final)
+            rows.append(row)
+            name = Path(str(opponent)).stem
+            for key in ("win_rate", "ci_low", "ci_high", "score_diff"):
+                self.logger.record(f"eval/{key}_{name}", row[key])
+        self.logger.record("eval/seconds", time.time() - t)
+        self.s["evals"].extend(rows)
+        with open(self.out / "eval.csv", "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(self.s["evals"][0]))
+            writer.writeheader()
+            writer.writerows(self.s["evals"])
+        self.bar.write(f"[{self.model.num_timesteps:>9}] eval ({time.time() - t:.0f}s): " + ", ".join(
+            f"{Path(str(r['opponent'])).stem} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in rows))
+        return rows
+
+    def save_checkpoint(self) -> None:
+        self.ckpt.mkdir(parents=True, exist_ok=True)
+        self.s["wall_s"] = time.time() - self.t0
+        state = {
+            **self.s,
+            "num_timesteps": self.model.num_timesteps,
+            "last_obs": self.model._last_obs,
+            "last_episode_starts": self.model._last_episode_starts,
+            "env": self.training_env.get_state(),
+            "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
+        }
+        self.model.save(str(self.ckpt / "last.tmp.zip"))
+        with open(self.ckpt / "last_state.tmp.pkl", "wb") as f:
+            pickle.dump(state, f)
+        os.replace(self.ckpt / "last.tmp.zip", self.ckpt / "last.zip")  # the pair is consistent: the step
+        os.replace(self.ckpt / "last_state.tmp.pkl", self.ckpt / "last_state.pkl")  # counter is checked on load
+
+
+class LinearSchedule:
+    """Learning rate from ``start`` down to ``start * final`` over the run (picklable, unlike a lambda)."""
+
+    def __init__(self, start: float, final: float) -> None:
+        self.start, self.final = start, final
+
+    def __call__(self, progress_remaining: float) -> float:
+        return self.start * (self.final + (1.0 - self.final) * progress_remaining)
+
+
+def build_model(cfg: DictConfig, env, rules: Rules, out: Path | None = None) -> MaskablePPO:
+    algo = cfg.algo
+    kwargs = {k: v for k, v in OmegaConf.to_container(algo.policy_kwargs).items() if v is not None}
+    if algo.policy == "card":
+        policy, policy_kwargs = CardPolicy, card_policy_kwargs(rules, **kwargs)
+    elif algo.policy == "mlp":
+        policy, policy_kwargs = "MlpPolicy", {"net_arch": list(kwargs.get("net_arch", [256, 256]))}
+    else:
+        raise ValueError(f"algo.policy must be 'card' or 'mlp', got {algo.policy!r}")
+    lr = float(algo.learning_rate)
+    if algo.lr_schedule == "linear":  # SB3 passes the fraction of train.steps still to go
+        learning_rate = LinearSchedule(lr, float(algo.lr_final_fraction))
+    elif algo.lr_schedule == "constant":
+        learning_rate = lr
+    else:
+        raise ValueError(f"algo.lr_schedule must be 'constant' or 'linear', got {algo.lr_schedule!r}")
+    return MaskablePPO(
+        policy, env, learning_rate=learning_rate, n_steps=algo.n_steps, batch_size=algo.batch_size,
+        n_epochs=algo.n_epochs, gamma=algo.gamma, gae_lambda=algo.gae_lambda, clip_range=algo.clip_range,
+        ent_coef=algo.ent_coef, vf_coef=algo.vf_coef, max_grad_norm=algo.max_grad_norm, target_kl=algo.target_kl,
+        normalize_advantage=algo.normalize_advantage, policy_kwargs=policy_kwargs, seed=cfg.train.seed,
+        device=cfg.train.device, verbose=0,
+    )
+
+
+def write_report(cfg: DictConfig, out: Path, state: dict, final_rows: list[dict], seconds: float, steps: int, command: str) -> None:
+    periodic = [r for r in state["evals"] if not r["final"]]
+    lines = [
+        f"# Training report: {cfg.env.name} / {cfg.algo.name} / opponents {cfg.opponents.name}, seed {cfg.train.seed}",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"- env steps (learner decisions): {steps:,}; wall time {seconds / 60:.1f} min; "
+        f"{steps / max(seconds, 1e-9):,.0f} steps/s overall (evaluations included), "
+        f"{state.get('throughput', 0):,.0f} steps/s in the last training session (periodic evaluations included)",
+        f"- rules: `{dict(cfg.env.rules)}`; training reward `{cfg.train.reward}` (+ win bonus {cfg.train.win_bonus})",
+        f"- policy `{cfg.algo.policy}` `{ {k: v for k, v in cfg.algo.policy_kwargs.items() if v is not None} }`; lr {cfg.algo.learning_rate}, "
+        f"{cfg.train.num_envs} envs x {cfg.algo.n_steps} steps, batch {cfg.algo.batch_size}, {cfg.algo.n_epochs} epochs",
+        f"- opponents `{cfg.opponents.name}`: heuristics {dict(cfg.opponents.heuristics)}, snapshots "
+        f"{cfg.opponents.snapshot_weight}, live learner {cfg.opponents.latest_weight}",
+        "",
+        "## Final evaluation (wins of games to the target score, Wilson 95% CI)",
+        "",
+        "| opponent | games | win rate | 95% CI | mean score diff |",
+        "|---|---|---|---|---|",
+    ]
+    for r in final_rows:
+        lines.append(f"| {r['opponent']} | {r['games']} | {r['win_rate']:.3f} | [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {r['score_diff']:+.1f} |")
+    if periodic:
+        opponents = list(dict.fromkeys(r["opponent"] for r in periodic))
+        points: dict[int, dict] = {}
+        for r in periodic:
+            points.setdefault(r["steps"], {"wall_s": r["wall_s"]})[r["opponent"]] = r["win_rate"]
+        lines += ["", f"## Learning curve ({int(cfg.eval.games)} games per point, same deals each time)", "",
+                  "| steps | minutes | " + " | ".join(f"vs {o}" for o in opponents) + " |",
+                  "|---" * (len(opponents) + 2) + "|"]
+        for steps, row in sorted(points.items()):
+            lines.append(f"| {steps:,} | {row['wall_s'] / 60:.1f} | " + " | ".join(f"{row.get(o, float('nan')):.3f}" for o in opponents) + " |")
+    (out / "report.md").write_text("\n".join(lines) + "\n")
+
+
+@hydra.main(config_path="../configs", config_name="train", version_base="1.3")
+def main(cfg: DictConfig) -> dict:
+    """The Hydra entry point: train in the run folder Hydra made."""
+    command = "python -m experiments.train " + " ".join(HydraConfig.get().overrides.task)
+    return train(cfg, Path(HydraConfig.get().runtime.output_dir), command)
+
+
+def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
+    """Train (or resume) in ``out``; returns the final win rate against each evaluation opponent."""
+    torch.set_num_threads(int(cfg.train.torch_threads))
+    out.mkdir(parents=True, exist_ok=True)
+    OmegaConf.save({k: v for k, v in cfg.items() if k != "hydra"}, out / "config.yaml", resolve=True)
+    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    train_rules = rules.replace(reward=cfg.train.reward)
+    steps_total = int(float(cfg.train.steps))
+    ckpt = out / "checkpoints"
+
+    # 1. the env: a learner seat per game against the opponent pool (or every seat the learner)
+    opp = cfg.opponents
+    shared = bool(opp.shared_seats)
+    pool = None
+    if not shared:
+        pool = OpponentPool(rules, dict(opp.heuristics), opp.snapshot_weight, opp.latest_weight, opp.pool_size,
+                            folder=ckpt / "pool", deterministic=opp.deterministic, seed=cfg.train.seed)
+    env = TrainVecEnv(
+        int(cfg.train.num_envs), train_rules, opponents=list(pool.fixed) if pool and pool.fixed else ["random"],
+        learner_seat=cfg.train.learner_seat, self_play=shared, seed=int(cfg.train.seed),
+        max_steps=int(cfg.train.max_steps), win_bonus=float(cfg.train.win_bonus),
+    )
+
+    # 2. the model: fresh, or resumed from the run folder's last checkpoint
+    resume = str(cfg.train.resume).lower()
+    found = (ckpt / "last.zip").exists() and (ckpt / "last_state.pkl").exists()
+    if resume == "true" and not found:
+        raise FileNotFoundError(f"train.resume=true but there is no checkpoint in {ckpt}")
+    state = {"evals": [], "next_eval": int(cfg.eval.every), "next_snapshot": int(opp.snapshot_every),
+             "next_checkpoint": int(cfg.train.checkpoint_every), "wall_s": 0.0}
+    if found and resume in ("true", "auto"):
+        with open(ckpt / "last_state.pkl", "rb") as f:
+            saved = pickle.load(f)
+        model = MaskablePPO.load(str(ckpt / "last.zip"), env=env, device=cfg.train.device)
+        if model.num_timesteps != saved["num_timesteps"]:
+            raise RuntimeError(f"checkpoint mismatch: model at {model.num_timesteps} steps, state at {saved['num_timesteps']}")
+        state = {k: saved[k] for k in state}
+        print(f"resuming {out} at step {model.num_timesteps:,}")
+    else:
+        saved, model = None, build_model(cfg, env, rules, out)
+    try:
+        import tensorboard  # noqa: F401  (SB3's tensorboard writer needs it)
+
+        formats = ["tensorboard", "csv"]
+    except ImportError:
+        formats = ["csv"]
+    model.set_logger(configure(str(out / "tb"), formats))
+    if pool is not None:
+        if pool.uses_learner:
+            pool.set_learner(model)
+        pool.apply(env)
+    if saved is not None:  # after the pool: restore the games in progress, their seats and every RNG
+        env.set_state(saved["env"])
+        model._last_obs, model._last_episode_starts = saved["last_obs"], saved["last_episode_starts"]
+        random.setstate(saved["rng"]["python"])
+        np.random.set_state(saved["rng"]["numpy"])
+        torch.set_rng_state(saved["rng"]["torch"])
+
+    # 3. train: the callback checkpoints, snapshots and evaluates between rollouts
+    callback = TrainCallback(cfg, out, rules, pool, state)
+    callback.init_callback(model)
+    start, start_steps = time.time(), model.num_timesteps
+    if steps_total > model.num_timesteps:
+        model.learn(total_timesteps=steps_total - model.num_timesteps, callback=callback,
+                    reset_num_timesteps=False, log_interval=1)
+    train_seconds = time.time() - start
+    model.save(str(out / "final.zip"))
+
+    # 4. final evaluation and report
+    callback.t0 = time.time() - state["wall_s"]
+    final_rows = callback.run_eval(int(cfg.eval.final_games), final=True)
+    model.logger.dump(model.num_timesteps)
+    state["throughput"] = (model.num_timesteps - start_steps) / max(train_seconds, 1e-9)
+    write_report(cfg, out, state, final_rows, state["wall_s"], model.num_timesteps, command)
+    print(f"done: {out}\n" + (out / "report.md").read_text())
+    return {r["opponent"]: r["win_rate"] for r in final_rows}
+
+
+if __name__ == "__main__":
+    main()
