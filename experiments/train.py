@@ -28,6 +28,7 @@ import math
 import os
 import pickle
 import random
+import shutil
 import time
 from pathlib import Path
 
@@ -313,6 +314,9 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
                     reset_num_timesteps=False, log_interval=1)
     train_seconds = time.time() - start
     model.save(str(out / "final.zip"))
+    if cfg.train.get("latest"):
+        Path(cfg.train.latest).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out / "final.zip", cfg.train.latest)
 
     # 4. final evaluation and report
     callback.t0 = time.time() - state["wall_s"]

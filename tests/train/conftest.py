@@ -29,6 +29,7 @@ TINY = [
     "eval.final_games=2",
     "eval.max_steps=200",
     "eval.opponents=[random]",
+    "train.latest=null",
     "opponents.snapshot_every=512",
     "opponents.pool_size=2",
     "opponents.snapshot_weight=0.5",

@@ -32,10 +32,13 @@ def test_linear_schedule():
 
 def test_tiny_run_checkpoint_plays_legal_moves(tmp_path, tiny):
     out = tmp_path / "run"
-    result = train(compose_train(tiny + ["train.steps=1024", "algo=ppo_card", "opponents=selfplay"]), out)
+    latest = tmp_path / "latest" / "latest.zip"
+    overrides = tiny + ["train.steps=1024", "algo=ppo_card", "opponents=selfplay", f"train.latest={latest}"]
+    result = train(compose_train(overrides), out)
     assert set(result) == {"random"}
     for name in ("config.yaml", "eval.csv", "report.md", "final.zip", "checkpoints/last.zip", "checkpoints/last_state.pkl"):
         assert (out / name).exists(), name
+    assert latest.read_bytes() == (out / "final.zip").read_bytes()
     assert list((out / "tb").glob("events.out.tfevents.*"))
     assert list((out / "checkpoints" / "pool").glob("snapshot_*.zip"))
     rules = Rules()
