@@ -177,7 +177,7 @@ class RecordWriter:
         names, one list for all games or one list per game. ``meta``: a dict for
         all games or one per game (merged over the writer's ``meta``).
         """
-        games = _games(engine, games)
+        games = engine.game_indices(games)
         rules = self._rules(engine)
         if ids is None:
             ids = list(range(self._next_id, self._next_id + len(games)))
@@ -212,7 +212,7 @@ class RecordWriter:
 
     def log(self, engine: Engine, games: Sequence[int] | np.ndarray, actions: Sequence[int] | np.ndarray) -> None:
         """Record ``actions`` (ids, one per game of ``games``), to be played now: call it before ``engine.step``."""
-        games = _games(engine, games)
+        games = engine.game_indices(games)
         actions = np.asarray(actions).reshape(-1)
         if len(actions) != len(games):
             raise ValueError(f"log: {len(games)} games but {len(actions)} actions")
@@ -243,7 +243,7 @@ class RecordWriter:
         aborted: bool = False,
     ) -> list["GameRecord"]:
         """Close the records of ``games`` (after their last step, before they are reset) and write them."""
-        games = _games(engine, games)
+        games = engine.game_indices(games)
         truncated = np.zeros(len(games), bool) if truncated is None else np.asarray(truncated, bool).reshape(-1)
         out = []
         s = engine.state
@@ -306,15 +306,6 @@ class RecordWriter:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
-
-
-def _games(engine: Engine, games: Sequence[int] | np.ndarray | None) -> np.ndarray:
-    if games is None:
-        return np.arange(engine.num_games)
-    games = np.asarray(games, dtype=np.int64).reshape(-1)
-    if games.size and (games.min() < 0 or games.max() >= engine.num_games):
-        raise ValueError(f"games must be engine indices 0..{engine.num_games - 1}, got {games.tolist()}")
-    return games
 
 
 def _plain(value: Any) -> Any:

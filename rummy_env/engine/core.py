@@ -104,7 +104,7 @@ class Engine:
 
     def reset(self, seeds: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | None = None) -> None:
         """Start new games in ``games`` (default all), from ``seeds`` or from the engine's seed sequence."""
-        idx = self._games(games)
+        idx = self.game_indices(games)
         chosen = self.episode_seeds(idx) if seeds is None else _seed_array(seeds, len(idx))
         self._episodes[idx] += np.uint64(1)
         new_game(self.spec, self.state, idx, chosen)
@@ -124,11 +124,12 @@ class Engine:
 
     def load_state(self, games: Sequence[int] | np.ndarray, state: State) -> None:
         """Overwrite ``games`` with the rows of ``state`` (e.g. a loaded scenario)."""
-        idx = self._games(games)
+        idx = self.game_indices(games)
         self.state.put(idx, state)
         self._stale[idx] = True
 
-    def _games(self, games: Sequence[int] | np.ndarray | None) -> np.ndarray:
+    def game_indices(self, games: Sequence[int] | np.ndarray | None) -> np.ndarray:
+        """``games`` as checked ``int64`` engine indices (``None``: every game)."""
         if games is None:
             return np.arange(self.num_games)
         idx = np.asarray(games, dtype=np.int64).reshape(-1)
@@ -141,7 +142,7 @@ class Engine:
 
         Masks are cached until a game changes; the array returned for all games is read-only.
         """
-        idx = self._games(games)
+        idx = self.game_indices(games)
         stale = idx[self._stale[idx]]
         if len(stale):
             fill_legal_mask(self.spec, self.state, self._mask, stale)
@@ -156,7 +157,7 @@ class Engine:
         self, seats: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | np.ndarray | None = None
     ) -> np.ndarray:
         """``float32 [n, obs_dim]`` games ``games`` (default all) as seen by ``seats`` (default: the seat to act)."""
-        idx = None if games is None else self._games(games)
+        idx = None if games is None else self.game_indices(games)
         count = self.num_games if idx is None else len(idx)
         current = self.state.current if idx is None else self.state.current[idx]
         seats = current if seats is None else np.broadcast_to(np.asarray(seats), (count,))
@@ -174,7 +175,7 @@ class Engine:
         Returns rewards, done and truncated for those games; with ``auto_reset``
         the games that end are dealt a new game from the engine's seed sequence.
         """
-        idx = self._games(games)
+        idx = self.game_indices(games)
         actions = np.asarray(actions)
         if actions.shape != (len(idx),) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {len(idx)} integer action ids, got shape {actions.shape}")
