@@ -48,7 +48,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--pairs", nargs="*", default=[f"{a}-{b}" for a, b in PAIRS], help="pairings as first-second")
     args = parser.parse_args()
-    print(f"| pairing | games | seconds | games/s | actions/s | actions/game | first agent's wins |")
+    print("| pairing | games | seconds | games/s | actions/s | actions/game | first agent's wins |")
     print("|---|---|---|---|---|---|---|")
     for pair in args.pairs:
         first, second = pair.split("-")

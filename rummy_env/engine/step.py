@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS, RUMMY, STOP, TAKE
-from ..cards import CARD_RANK, JOKER
+from ..cards import CARD_RANK
 from .masks import callable_depths
 from .opening import seats_can_call
 from .piles import call_rummy, deal, draw_stock, push_pile, reshuffle_pile, start_turn, take_from_pile
