@@ -89,10 +89,12 @@ class HumanAgent(Agent):
     # -- io
     @property
     def input(self) -> TextIO:
+        """The stream moves are read from."""
         return self._input if self._input is not None else sys.stdin
 
     @property
     def output(self) -> TextIO:
+        """The stream the table and prompts are written to."""
         return self._output if self._output is not None else sys.stdout
 
     def say(self, text: str = "") -> None:

@@ -34,6 +34,7 @@ class TrainVecEnv(RummyVecEnv):
         self.win_bonus = float(win_bonus)
 
     def step_wait(self):
+        """Step as ``RummyVecEnv`` does, keeping what an exact resume needs."""
         obs, rewards, dones, infos = super().step_wait()
         if self.win_bonus:
             n = self.players

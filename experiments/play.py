@@ -94,10 +94,12 @@ class Table:
         return self.agents[p].name
 
     def say(self, text: str = "") -> None:
+        """Print a line for the people at the table."""
         self.out.write(text + "\n")
         self.out.flush()
 
     def show(self, card: int) -> str:
+        """A card as shown on screen (unicode suits if asked)."""
         return card_symbol(card) if self.symbols else card_str(card)
 
     def play(self) -> dict[str, Any]:
@@ -186,6 +188,7 @@ class Table:
         return " -> " + " ".join(self.show(c) for c in new) if new else ""
 
     def hand_over(self, hand_no: int) -> None:
+        """Announce the scores of a finished hand."""
         s = self.engine.state
         scores = s.hand_scores[0].tolist()
         out = int(s.went_out[0])
@@ -195,6 +198,7 @@ class Table:
         self.say("   total: " + "  ".join(f"player_{p} {v}" for p, v in enumerate(s.scores[0].tolist())))
 
     def game_over(self) -> None:
+        """Announce the final scores and the winner."""
         s = self.engine.state
         winner = int(s.winner[0])
         if winner >= 0:

@@ -132,6 +132,7 @@ class TrainCallback(BaseCallback):
 
     # -- evaluation and checkpoints ---------------------------------------------------------------
     def run_eval(self, games: int, final: bool = False) -> list[dict]:
+        """Play the policy against each evaluation opponent; log, append to eval.csv, return the rows."""
         cfg, rows = self.cfg.eval, []
         t = time.time()
         for opponent in cfg.opponents:
@@ -152,6 +153,7 @@ class TrainCallback(BaseCallback):
         return rows
 
     def save_checkpoint(self) -> None:
+        """Write last.zip and last_state.pkl (model, optimiser, RNGs, env and pool state)."""
         self.ckpt.mkdir(parents=True, exist_ok=True)
         self.s["wall_s"] = time.time() - self.t0
         state = {
@@ -176,10 +178,12 @@ class LinearSchedule:
         self.start, self.final = start, final
 
     def __call__(self, progress_remaining: float) -> float:
+        """The learning rate at this point of training."""
         return self.start * (self.final + (1.0 - self.final) * progress_remaining)
 
 
 def build_model(cfg: DictConfig, env, rules: Rules, out: Path | None = None) -> MaskablePPO:
+    """A fresh MaskablePPO for the config (policy, hyper-parameters, TensorBoard folder)."""
     algo = cfg.algo
     kwargs = {k: v for k, v in OmegaConf.to_container(algo.policy_kwargs).items() if v is not None}
     if algo.policy == "card":
@@ -205,6 +209,7 @@ def build_model(cfg: DictConfig, env, rules: Rules, out: Path | None = None) -> 
 
 
 def write_report(cfg: DictConfig, out: Path, state: dict, final_rows: list[dict], seconds: float, steps: int, command: str) -> None:
+    """Write report.md: the run, the final evaluation and the learning curve."""
     periodic = [r for r in state["evals"] if not r["final"]]
     lines = [
         f"# Training report: {cfg.env.name} / {cfg.algo.name} / opponents {cfg.opponents.name}, seed {cfg.train.seed}",

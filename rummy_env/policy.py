@@ -163,6 +163,7 @@ class CardNet(nn.Module):
         return z, h, depth_idx
 
     def actor(self, z: th.Tensor, h: th.Tensor, depth_idx: th.Tensor) -> th.Tensor:
+        """Action logits from the card tokens ``z``, the context ``h`` and the pile depths."""
         B, K, C = z.shape[0], self.deck_size, self.copies
         s = self.card_score(th.relu(h + self.film(z)[:, None]))  # [B, 53, 10]
         b = self.blocks
@@ -193,12 +194,15 @@ class CardNet(nn.Module):
         return logits + th.cat(pieces, 1)
 
     def forward_actor(self, obs: th.Tensor) -> th.Tensor:
+        """Logits of every action."""
         return self.actor(*self.encode(obs))
 
     def forward_critic(self, obs: th.Tensor) -> th.Tensor:
+        """The state value."""
         return self.value(self.encode(obs)[0])
 
     def forward(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """Logits and value."""
         z, h, depth_idx = self.encode(obs)
         return self.actor(z, h, depth_idx), self.value(z)
 
