@@ -14,6 +14,9 @@ from .state import GAME_OVER, NOBODY, PLAY_PHASE, RUMMY_PHASE, State
 from .table import create_meld, extend_group, extend_run, remove_from_hand
 
 
+_PLAYING = -2  # in apply_actions: the hand goes on (else: -1 nobody went out, or the seat that did)
+
+
 def new_game(spec: GameSpec, s: State, idx: np.ndarray, seeds: np.ndarray) -> None:
     """Start a fresh game in games ``idx``: scores zero, the last seat deals."""
     s.seed[idx] = seeds
@@ -43,45 +46,45 @@ def _next_seat(spec: GameSpec, seat: np.ndarray) -> np.ndarray:
     return (seat + 1) % spec.players
 
 
-def _draw(spec, s, idx, arg, rewards):
+def _draw(spec, s, idx, arg, ended):
     card = draw_stock(s, idx)
     s.hand[idx, s.current[idx], card] += 1
     s.phase[idx] = PLAY_PHASE
 
 
-def _stop(spec, s, idx, arg, rewards):
-    end_hand(spec, s, idx, np.full(len(idx), NOBODY), rewards)
+def _stop(spec, s, idx, arg, ended):
+    ended[idx] = NOBODY
 
 
-def _take(spec, s, idx, depth, rewards):
+def _take(spec, s, idx, depth, ended):
     take_from_pile(spec, s, idx, depth)
 
 
-def _rummy(spec, s, idx, depth, rewards):
+def _rummy(spec, s, idx, depth, ended):
     call_rummy(s, idx, depth)
 
 
-def _meld(spec, s, idx, pattern, rewards):
-    after_placement(spec, s, idx, create_meld(spec, s, idx, pattern), rewards)
+def _meld(spec, s, idx, pattern, ended):
+    after_placement(spec, s, idx, create_meld(spec, s, idx, pattern), ended)
 
 
-def _layoff_run(spec, s, idx, card, rewards):
-    after_placement(spec, s, idx, extend_run(spec, s, idx, card, np.zeros(len(idx), bool)), rewards)
+def _layoff_run(spec, s, idx, card, ended):
+    after_placement(spec, s, idx, extend_run(spec, s, idx, card, np.zeros(len(idx), bool)), ended)
 
 
-def _joker_run(spec, s, idx, card, rewards):
-    after_placement(spec, s, idx, extend_run(spec, s, idx, card, np.ones(len(idx), bool)), rewards)
+def _joker_run(spec, s, idx, card, ended):
+    after_placement(spec, s, idx, extend_run(spec, s, idx, card, np.ones(len(idx), bool)), ended)
 
 
-def _layoff_group(spec, s, idx, card, rewards):
-    after_placement(spec, s, idx, extend_group(spec, s, idx, CARD_RANK[card].astype(np.int64), card), rewards)
+def _layoff_group(spec, s, idx, card, ended):
+    after_placement(spec, s, idx, extend_group(spec, s, idx, CARD_RANK[card].astype(np.int64), card), ended)
 
 
-def _joker_group(spec, s, idx, rank, rewards):
-    after_placement(spec, s, idx, extend_group(spec, s, idx, rank, np.full(len(idx), -1)), rewards)
+def _joker_group(spec, s, idx, rank, ended):
+    after_placement(spec, s, idx, extend_group(spec, s, idx, rank, np.full(len(idx), -1)), ended)
 
 
-def after_placement(spec: GameSpec, s: State, idx: np.ndarray, points: np.ndarray, rewards: np.ndarray) -> None:
+def after_placement(spec: GameSpec, s: State, idx: np.ndarray, points: np.ndarray, ended: np.ndarray) -> None:
     """Credit a meld or lay-off, then end the call, float, or go out as the rules say."""
     rules = spec.rules
     seat = s.current[idx]
@@ -101,10 +104,10 @@ def after_placement(spec: GameSpec, s: State, idx: np.ndarray, points: np.ndarra
             s.floating[out, who] = True
             begin_draw(spec, s, out, _next_seat(spec, who))
         else:
-            end_hand(spec, s, out, who, rewards)
+            ended[out] = who
 
 
-def _discard(spec, s, idx, card, rewards):
+def _discard(spec, s, idx, card, ended):
     seat = s.current[idx]
     remove_from_hand(s, idx, seat, card[:, None])
     push_pile(s, idx, card)
@@ -113,7 +116,7 @@ def _discard(spec, s, idx, card, rewards):
     s.called[idx] = False
     empty = s.hand[idx, seat].sum(axis=1) == 0
     if empty.any():
-        end_hand(spec, s, idx[empty], seat[empty], rewards)
+        ended[idx[empty]] = seat[empty]
     rest = idx[~empty]
     if len(rest):
         s.discarder[rest] = seat[~empty]
@@ -145,7 +148,7 @@ def open_rummy_window(spec: GameSpec, s: State, idx: np.ndarray) -> None:
         s.current[win] = queue[asked, 0]
 
 
-def _pass(spec, s, idx, arg, rewards):
+def _pass(spec, s, idx, arg, ended):
     queue = np.roll(s.rummy_queue[idx], -1, axis=1)
     queue[:, -1] = NOBODY
     s.rummy_queue[idx] = queue
@@ -236,6 +239,7 @@ APPLY = {
 def apply_actions(spec: GameSpec, s: State, actions: np.ndarray, active: np.ndarray) -> np.ndarray:
     """Apply ``actions[g]`` in every game where ``active``; returns ``float32 [G, N]`` rewards."""
     rewards = np.zeros((s.num_games, spec.players), dtype=np.float64)
+    ended = np.full(s.num_games, _PLAYING, dtype=np.int64)
     kinds = spec.layout.kind[actions]
     args = spec.layout.arg[actions].astype(np.int64)
     kinds = np.where(active, kinds, -1)
@@ -244,6 +248,9 @@ def apply_actions(spec: GameSpec, s: State, actions: np.ndarray, active: np.ndar
         if kind < 0:
             continue
         idx = np.arange(1) if len(kinds) == 1 else np.flatnonzero(kinds == kind)
-        APPLY[kind](spec, s, idx, args[idx], rewards)
+        APPLY[kind](spec, s, idx, args[idx], ended)
+    over = np.flatnonzero(ended > _PLAYING)
+    if len(over):
+        end_hand(spec, s, over, ended[over], rewards)
     s.steps[active] += 1
     return rewards.astype(np.float32)
