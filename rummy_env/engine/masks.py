@@ -100,15 +100,13 @@ def pile_melds(spec: GameSpec, s: State, idx: np.ndarray, hand: np.ndarray):
     partners = table.partners[card]
     first_other = avail[row[:, None], partners[:, :, 0]]
     second_other = avail[row[:, None], partners[:, :, 1]]
-    hi = np.maximum(first_other, second_other)
-    lo = np.minimum(first_other, second_other)
-    hi += 1
-    lo += 1
-    np.maximum(lo, one_joker[row, None], out=lo)
-    np.minimum(hi, lo, out=hi)
-    np.minimum(hi, two_jokers[row, None], out=hi)
-    hi[table.of_card[card] < 0] = _FAR
-    threshold = _lowest(hi)
+    both_above = np.maximum(first_other, second_other) + 1  # from this depth both partners are at hand
+    one_above = np.minimum(first_other, second_other) + 1  # from this depth one is, a joker plays the other
+    np.maximum(one_above, one_joker[row, None], out=one_above)
+    reach = np.minimum(both_above, one_above)
+    np.minimum(reach, two_jokers[row, None], out=reach)  # or two jokers play both
+    reach[table.of_card[card] < 0] = _FAR
+    threshold = _lowest(reach)
     natural = card != JOKER
     meld_flat = natural & (level >= threshold)
     wild = np.flatnonzero(~natural)
