@@ -22,8 +22,16 @@ AGENTS: dict[str, Callable[[int], Agent]] = {
 }
 
 
-def make_agent(name_or_path: str | Agent, rules: Rules | Mapping[str, Any] | None = None, seed: int = 0) -> Agent:
-    """The agent called ``name_or_path`` (a registered name or a ``MaskablePPO`` ``.zip``), seeded with ``seed``."""
+def make_agent(
+    name_or_path: str | Agent,
+    rules: Rules | Mapping[str, Any] | None = None,
+    seed: int = 0,
+    deterministic: bool = True,
+) -> Agent:
+    """The agent called ``name_or_path`` (a registered name or a ``MaskablePPO`` ``.zip``), seeded with ``seed``.
+
+    A checkpoint plays its most likely legal action, or samples one with ``deterministic=False``.
+    """
     if isinstance(name_or_path, Agent):
         return name_or_path
     if isinstance(rules, Mapping):
@@ -32,5 +40,5 @@ def make_agent(name_or_path: str | Agent, rules: Rules | Mapping[str, Any] | Non
     if key in AGENTS:
         return AGENTS[key](seed)
     if key.endswith(".zip") or Path(key).exists():
-        return PolicyAgent(key, rules=rules)
+        return PolicyAgent(key, rules=rules, deterministic=deterministic)
     raise ValueError(f"unknown agent {key!r}: expected one of {', '.join(AGENTS)} or a MaskablePPO .zip checkpoint")

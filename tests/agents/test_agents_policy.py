@@ -20,5 +20,8 @@ def test_checkpoint_agent_plays_legal_moves(tmp_path):
     assert isinstance(agent, PolicyAgent) and agent.name == "tiny"
     seats = np.array([[0, 1], [1, 0]])
     play_games(rules, [agent, make_agent("greedy")], seats, np.arange(2, dtype=np.uint64), check=True, max_steps=400)
+    sampling = make_agent(str(tmp_path / "tiny.zip"), rules, deterministic=False)
+    assert not sampling.deterministic
+    play_games(rules, [sampling, make_agent("greedy")], seats, np.arange(2, dtype=np.uint64), check=True, max_steps=400)
     with pytest.raises(ValueError, match="another table"):
         make_agent(str(tmp_path / "tiny.zip"), Rules(players=3))
