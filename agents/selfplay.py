@@ -7,8 +7,7 @@
   episode seats opponents drawn from the pool by weight (``RummyVecEnv``'s
   ``set_opponents``).
 * ``TrainVecEnv`` is ``rummy_env.vector.RummyVecEnv`` with a terminal win bonus
-  (to mix ``reward="score"`` with winning) and ``get_state``/``set_state`` (the
-  engine rows, counters and seat RNG) so a resumed run continues exactly.
+  (to mix ``reward="score"`` with winning).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from rummy_env.vector import RummyVecEnv
 
 
 class TrainVecEnv(RummyVecEnv):
-    """``RummyVecEnv`` plus what training needs: an optional win bonus and an exact save/restore.
+    """``RummyVecEnv`` plus an optional win bonus.
 
     ``win_bonus`` adds a terminal reward for the game's outcome on top of the
     rules' reward (+b to the winner, -b/(n-1) to the others; nothing on a
@@ -34,7 +33,7 @@ class TrainVecEnv(RummyVecEnv):
         self.win_bonus = float(win_bonus)
 
     def step_wait(self):
-        """Step as ``RummyVecEnv`` does, keeping what an exact resume needs."""
+        """Step as ``RummyVecEnv`` does, then add the win bonus to the games that ended."""
         obs, rewards, dones, infos = super().step_wait()
         if self.win_bonus:
             n = self.players
@@ -43,31 +42,6 @@ class TrainVecEnv(RummyVecEnv):
                 if info.get("winner", -1) >= 0 and not info.get("TimeLimit.truncated", False):
                     rewards[env] += self.win_bonus if info["winner"] == info["seat"] else -self.win_bonus / (n - 1)
         return obs, rewards, dones, infos
-
-    def get_state(self) -> dict[str, Any]:
-        """Everything needed to continue exactly from here (engine rows, seats, RNG)."""
-        eng = self.engine
-        return {
-            "engine_state": eng.state.copy(),
-            "engine_seeds": eng.seed_state(),
-            "rng": self._rng.bit_generator.state,
-            "learner": self.learner.copy(),
-            "seat_agents": self.seat_agents.copy(),
-            "episodes": self._episodes.copy(),
-            "seed": self._seed,
-        }
-
-    def set_state(self, data: dict[str, Any]) -> None:
-        """Restore ``get_state()`` (same rules and number of games)."""
-        eng = self.engine
-        eng.load_state(np.arange(eng.num_games), data["engine_state"])
-        eng.set_seed_state(data["engine_seeds"])
-        self._rng.bit_generator.state = data["rng"]
-        self.learner[...] = data["learner"]
-        self.seat_agents[...] = data["seat_agents"]
-        self._episodes[...] = data["episodes"]
-        self._seed = int(data["seed"])
-        self._seeds = [None] * self.num_envs  # a later reset() must not re-seed
 
 
 def frozen_copy(policy):

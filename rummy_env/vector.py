@@ -18,7 +18,9 @@ Two modes:
 Games that end are reset at once (SB3 convention): ``infos[i]`` then holds
 ``terminal_observation``, ``TimeLimit.truncated`` (the engine's ``max_steps``),
 the final ``scores``, the ``winner`` seat and the env's ``seat``.
-``action_masks()`` returns ``bool [num_envs, A]`` for ``sb3_contrib.MaskablePPO``.
+``action_masks()`` returns ``bool [num_envs, A]`` for ``sb3_contrib.MaskablePPO``;
+``get_state()``/``set_state()`` save and restore every game in progress, the
+seats and the random streams, so a checkpointed run resumes exactly.
 An illegal action raises ``ValueError`` (``illegal="raise"``) or is replaced by
 the env's lowest legal action with ``infos[i]["illegal_action"] = True``
 (``illegal="replace"``, for unmasked algorithms and env checkers).
@@ -236,6 +238,31 @@ class RummyVecEnv(VecEnv):
         if not self.self_play:
             picks = self._rng.choice(len(pool), size=self.seat_agents.shape, p=self.opponent_weights)
             self.seat_agents = np.where(self.seat_agents < 0, -1, picks)
+
+    def get_state(self) -> dict[str, Any]:
+        """Everything needed to continue exactly from here (engine rows, seats, RNG)."""
+        eng = self.engine
+        return {
+            "engine_state": eng.state.copy(),
+            "engine_seeds": eng.seed_state(),
+            "rng": self._rng.bit_generator.state,
+            "learner": self.learner.copy(),
+            "seat_agents": self.seat_agents.copy(),
+            "episodes": self._episodes.copy(),
+            "seed": self._seed,
+        }
+
+    def set_state(self, data: dict[str, Any]) -> None:
+        """Restore ``get_state()`` (same rules and number of games)."""
+        eng = self.engine
+        eng.load_state(np.arange(eng.num_games), data["engine_state"])
+        eng.set_seed_state(data["engine_seeds"])
+        self._rng.bit_generator.state = data["rng"]
+        self.learner[...] = data["learner"]
+        self.seat_agents[...] = data["seat_agents"]
+        self._episodes[...] = data["episodes"]
+        self._seed = int(data["seed"])
+        self._seeds = [None] * self.num_envs  # a later reset() must not re-seed
 
     def close(self) -> None:
         """Nothing to release."""
