@@ -1,6 +1,6 @@
 """Agents for 500 Rummy behind one batched interface: heuristics, trained policies and a human."""
 
-from .arena import GameResults, play_games
+from .arena import GameResults, play_games, wilson_interval
 from .base import Agent, HeuristicAgent
 from .greedy import GreedyAgent
 from .human import HumanAgent
@@ -22,4 +22,5 @@ __all__ = [
     "make_agent",
     "play_games",
     "GameResults",
+    "wilson_interval",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -127,3 +128,14 @@ def play_games(
         if progress is not None:
             progress(len(ended))
     return GameResults(seats, seeds, scores, winner, hands, steps, truncated)
+
+
+def wilson_interval(wins: float, games: float, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% for ``z=1.96``)."""
+    if games <= 0:
+        return 0.0, 1.0
+    p = wins / games
+    centre = p + z * z / (2 * games)
+    spread = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games))
+    denom = 1 + z * z / games
+    return max(0.0, (centre - spread) / denom), min(1.0, (centre + spread) / denom)

@@ -14,7 +14,6 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small matrix products: threads only add contention
 
 import itertools
-import math
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -24,23 +23,12 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
-from agents import GameResults, make_agent, play_games
+from agents import GameResults, make_agent, play_games, wilson_interval
 from rummy_env.records import RecordWriter
 from rummy_env.rules import Rules
 
 FORMATS = {"wins": "{:.1f}", "win_rate": "{:.3f}", "ci_low": "{:.3f}", "ci_high": "{:.3f}", "hand_score": "{:.1f}",
            "margin": "{:.1f}", "mu": "{:.2f}", "sigma": "{:.2f}", "rating": "{:.2f}"}
-
-
-def wilson_interval(wins: float, games: float, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a win rate (95% for ``z=1.96``)."""
-    if games <= 0:
-        return 0.0, 1.0
-    p = wins / games
-    centre = p + z * z / (2 * games)
-    spread = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games))
-    denom = 1 + z * z / games
-    return max(0.0, (centre - spread) / denom), min(1.0, (centre + spread) / denom)
 
 
 def display_names(agents: Sequence[str]) -> list[str]:

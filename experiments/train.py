@@ -24,7 +24,6 @@ Markdown report. Everything lands in the Hydra run folder:
 from __future__ import annotations
 
 import csv
-import math
 import os
 import pickle
 import random
@@ -42,20 +41,10 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
-from agents import PolicyAgent, make_agent, play_games
+from agents import PolicyAgent, make_agent, play_games, wilson_interval
 from agents.selfplay import TrainVecEnv, OpponentPool
 from rummy_env import Rules
 from rummy_env.policy import CardPolicy, card_policy_kwargs
-
-
-def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion (95% by default)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def evaluate(policy, rules: Rules, opponent: str, games: int, seed: int, max_steps: int, deterministic: bool = True) -> dict:
@@ -70,7 +59,7 @@ def evaluate(policy, rules: Rules, opponent: str, games: int, seed: int, max_ste
     win = res.win_shares()[mine]
     score = res.scores[mine]
     others = (res.scores.sum(1) - score) / (n - 1)
-    low, high = wilson(float(win.sum()), games)
+    low, high = wilson_interval(float(win.sum()), games)
     return {
         "opponent": str(opponent), "games": games, "win_rate": float(win.mean()), "ci_low": low, "ci_high": high,
         "score_diff": float((score - others).mean()), "truncated": int(res.truncated.sum()), "hands": float(res.hands.mean()),

@@ -8,7 +8,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from agents import make_agent, play_games
-from experiments.train import LinearSchedule, train, wilson
+from experiments.train import LinearSchedule, train
 from rummy_env import Rules
 
 from .conftest import compose_train
@@ -17,12 +17,6 @@ from .conftest import compose_train
 def params(path):
     model = MaskablePPO.load(str(path), device="cpu")
     return model.num_timesteps, torch.cat([p.detach().flatten() for p in model.policy.parameters()])
-
-
-def test_wilson_interval():
-    low, high = wilson(60, 100)
-    assert low == pytest.approx(0.502, abs=1e-3) and high == pytest.approx(0.691, abs=1e-3)
-    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
 
 
 def test_linear_schedule():
