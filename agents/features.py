@@ -67,7 +67,7 @@ def pattern_terms(spec: GameSpec, hand: np.ndarray) -> tuple[np.ndarray, np.ndar
     table = spec.table
     natural = hand[:, table.cards.astype(np.int64)] > 0
     lacking = 3 - natural.sum(axis=2)
-    formable = table.enabled & (lacking <= hand[:, JOKER, None]) & (~table.is_group | (lacking <= 2))
+    formable = lacking <= np.minimum(hand[:, JOKER, None], table.max_lacking)
     points = np.where(natural, table.card_points, table.joker_value).sum(axis=2).astype(np.float32)
     return natural, lacking, formable, points
 

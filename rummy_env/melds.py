@@ -78,6 +78,7 @@ class MeldTable:
     suit: np.ndarray  # int8 [P] run suit (-1 for groups)
     lo: np.ndarray  # int8 [P] run low rank (-1 for groups)
     enabled: np.ndarray  # bool [P] pattern legal under these rules
+    max_lacking: np.ndarray  # int64 [P] cards jokers may play: 2 in a group (it needs a natural), 3 in a run, -1 if disabled
     matrix: np.ndarray  # float32 [53, P] 1 where the natural card is in the pattern
     natural_gain: np.ndarray  # float32 [53, P] value of the card minus a joker's, where in the pattern
     card_points: np.ndarray  # int16 [P, 3] value of each natural card where it stands in the pattern
@@ -131,6 +132,7 @@ def meld_table(rules: Rules) -> MeldTable:
         suit=np.array(suit, dtype=np.int8),
         lo=np.array(lo, dtype=np.int8),
         enabled=np.array(enabled),
+        max_lacking=np.where(enabled, np.where(is_group, 2, 3), -1),
         matrix=matrix,
         natural_gain=gain,
         card_points=points,

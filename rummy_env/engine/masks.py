@@ -114,7 +114,7 @@ def pile_melds(spec: GameSpec, s: State, idx: np.ndarray, hand: np.ndarray):
         r, d = row[wild], level[wild].astype(np.int16)
         lacking = pattern_lacking(table, avail[r] < d[:, None])
         above = held[r] + (jokers[r] < d[:, None]).sum(axis=1)
-        ok = table.enabled & (lacking >= 1) & (lacking <= above[:, None] + 1) & (~table.is_group | (lacking <= 2))
+        ok = (lacking >= 1) & (lacking <= np.minimum(above[:, None] + 1, table.max_lacking))
         meld_flat[wild] = ok.any(axis=1)
     meld_ok[row, level] = meld_flat
     lay_ok[row, level] = table_fits(s, idx[row], card)
@@ -171,7 +171,6 @@ class PlacementTable:
     stop: int
     meld: np.ndarray  # bool [W] meld columns
     used: np.ndarray  # int64 [W] cards a placement takes from the hand
-    max_lacking: np.ndarray  # int64 [104] jokers a pattern may use (-1 if disabled)
     obliging: np.ndarray  # bool [53, W] placements that meld the obliged card (joker melds are decided live)
     top_use: np.ndarray  # int64 [53, W] copies of the top-taken card a placement plays
     near: np.ndarray  # bool [W, 53] natural cards a placement may newly let fit the table (same rank, or suit +-1)
@@ -195,12 +194,11 @@ def placement_table(rules) -> PlacementTable:
     obliging[cards, column[LAYOFF_GROUP] + cards] = True
     obliging[JOKER, column[JOKER_RUN] :] = True
     top_use = obliging.astype(np.int64)
-    max_lacking = np.where(table.enabled, np.where(table.is_group, 2, 3), -1)
     placed = obliging[:NUM_NATURAL].T.copy()
     placed[column[JOKER_RUN] + cards, cards] = True
     for rank in range(NUM_RANKS):
         placed[column[JOKER_GROUP] + rank, CARD_RANK[:NUM_NATURAL] == rank] = True
-    return PlacementTable(start, stop, meld, used, max_lacking, obliging, top_use, _near(placed))
+    return PlacementTable(start, stop, meld, used, obliging, top_use, _near(placed))
 
 
 def _near(placed: np.ndarray) -> np.ndarray:
@@ -222,7 +220,7 @@ def play_mask(spec: GameSpec, s: State, idx: np.ndarray, out: np.ndarray) -> Non
     lacking = pattern_lacking(table, hand > 0)
     allowed = np.empty((len(idx), place.stop - place.start), dtype=bool)
     col = place.start
-    np.less_equal(lacking, np.minimum(jokers[:, None], place.max_lacking), out=allowed[:, :NUM_PATTERNS])
+    np.less_equal(lacking, np.minimum(jokers[:, None], table.max_lacking), out=allowed[:, :NUM_PATTERNS])
     held = hand[:, :NUM_NATURAL] > 0
     run_open = s.accept_run[idx, :NUM_NATURAL] > 0
     group_open = s.accept_group[idx, :NUM_NATURAL] > 0
