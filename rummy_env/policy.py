@@ -23,6 +23,7 @@ Use: ``MaskablePPO(CardPolicy, env, policy_kwargs=card_policy_kwargs(rules))``.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from torch import nn
 from .actions import DISCARD, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, RUMMY, TAKE, action_layout
 from .cards import CARD_RANK, NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from .engine.observe import obs_layout
+from .engine.spec import game_spec
 from .melds import meld_table
 from .rules import Rules
 
@@ -43,8 +45,6 @@ CARD_SECTIONS = ("hand", "known", "placed", "table_jokers", "accept_run", "accep
 
 def card_policy_kwargs(rules: Rules, **overrides: Any) -> dict[str, Any]:
     """``policy_kwargs`` for ``CardPolicy`` under ``rules`` (table size and deck)."""
-    from .engine.spec import game_spec
-
     spec = game_spec(rules)
     return {"players": rules.players, "copies": spec.copies, "deck_size": spec.deck_size, **overrides}
 
@@ -207,26 +207,14 @@ class CardNet(nn.Module):
         return self.actor(z, h, depth_idx), self.value(z)
 
 
+CARD_NET_ARGS = tuple(inspect.signature(CardNet.__init__).parameters)[3:]  # what CardPolicy forwards to CardNet
+
+
 class CardPolicy(MaskableActorCriticPolicy):
     """MaskablePPO actor-critic whose body is a ``CardNet`` (observations pass through SB3's flatten extractor)."""
 
-    def __init__(
-        self,
-        observation_space: spaces.Space,
-        action_space: spaces.Space,
-        lr_schedule,
-        players: int = 2,
-        copies: int = 2,
-        deck_size: int = 54,
-        token_dim: int = 32,
-        card_embed: bool = True,
-        mix_layers: int = 2,
-        hidden: int = 256,
-        value_hidden: int = 64,
-        **kwargs: Any,
-    ) -> None:
-        self.card_kwargs = dict(players=players, copies=copies, deck_size=deck_size, token_dim=token_dim,
-                                card_embed=card_embed, mix_layers=mix_layers, hidden=hidden, value_hidden=value_hidden)
+    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule, **kwargs: Any) -> None:
+        self.card_kwargs = {name: kwargs.pop(name) for name in CARD_NET_ARGS if name in kwargs}
         kwargs.setdefault("ortho_init", False)
         kwargs.pop("net_arch", None)
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
