@@ -23,7 +23,7 @@ pass                1      ``pass``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -79,8 +79,20 @@ class ActionLayout:
         kind, arg = int(self.kind[action]), int(self.arg[action])
         return _FORMATTERS[kind](arg)
 
+    @cached_property
+    def strings(self) -> tuple[str, ...]:
+        """Every action's string, indexed by id."""
+        return tuple(self.to_str(a) for a in range(self.num_actions))
+
+    @cached_property
+    def _ids(self) -> dict[str, int]:
+        return {text: a for a, text in enumerate(self.strings)}
+
     def from_str(self, text: str) -> int:
         """The action id of a string (case-insensitive; ``10`` accepted for ``T``)."""
+        code = self._ids.get(text) if isinstance(text, str) else None
+        if code is not None:
+            return code
         if not isinstance(text, str):
             raise ValueError(f"bad action {text!r}: expected a string such as 'draw' or 'take 2'")
         words = text.split()

@@ -462,8 +462,7 @@ def _replay_group(rules, group, before, after, check) -> list[dict]:
         engine.load_state([g], load_scenario(spec, start, int(start.get("seed", 0))))
     engine.state.steps[:] = 0
     lengths = np.array([len(r["moves"]) for r in group], dtype=np.int64)
-    ids = {text: a for a, text in enumerate(_action_strings(spec.layout))}
-    codes = [np.array([_action_id(spec, ids, m["action"]) for m in r["moves"]], dtype=np.int64) for r in group]
+    codes = [np.array([spec.layout.from_str(m["action"]) for m in r["moves"]], dtype=np.int64) for r in group]
     seats = [np.array([m["seat"] for m in r["moves"]], dtype=np.int64) for r in group]
     finals: list[dict | None] = [None] * len(group)
     for k in range(int(lengths.max(initial=0)) + 1):
@@ -497,11 +496,6 @@ def _replay_group(rules, group, before, after, check) -> list[dict]:
     return finals  # type: ignore[return-value]
 
 
-def _action_id(spec, ids: dict[str, int], text: str) -> int:
-    code = ids.get(text)
-    return spec.layout.from_str(text) if code is None else code
-
-
 def _final_check(spec, engine: Engine, g: int, rec: GameRecord, check: bool) -> dict:
     final = state_dict(spec, engine.state, g)
     result = rec["result"]
@@ -529,7 +523,7 @@ def load_decisions(source: Any, check: bool = True):
     def before(engine: Engine, games: np.ndarray, actions: np.ndarray, group: list[GameRecord]) -> None:
         s, spec = engine.state, engine.spec
         layout, table = spec.layout, spec.table
-        strings = _action_strings(layout)
+        strings = layout.strings
         seat = s.current[games].astype(np.int64)
         kind = layout.kind[actions].astype(np.int64)
         arg = layout.arg[actions].astype(np.int64)
@@ -634,16 +628,6 @@ def load_decisions(source: Any, check: bool = True):
         frame["game"] = frame["game"].astype(np.int64)
     frame = frame.sort_values(["file", "game", "step"], kind="stable").reset_index(drop=True)
     return frame
-
-
-def _action_strings(layout) -> list[str]:
-    cached = _STRINGS.get(id(layout))
-    if cached is None:
-        cached = _STRINGS[id(layout)] = [layout.to_str(a) for a in range(layout.num_actions)]
-    return cached
-
-
-_STRINGS: dict[int, list[str]] = {}
 
 
 def load_hands(source: Any, check: bool = True):
