@@ -24,7 +24,7 @@ from typing import Callable, TextIO
 import numpy as np
 
 from rummy_env.actions import RUMMY, TAKE
-from rummy_env.cards import SUIT_SYMBOLS, SUITS, card_str, card_symbol
+from rummy_env.cards import SUIT_SYMBOLS, SUITS, card_text
 from rummy_env.engine import Engine
 from rummy_env.engine.explain import explain_illegal
 from rummy_env.engine.state import PLAY_PHASE, RUMMY_PHASE
@@ -125,7 +125,7 @@ class HumanAgent(Agent):
 
     def show(self, card: int) -> str:
         """A card as the player sees it."""
-        return card_symbol(card) if self.symbols else card_str(card)
+        return card_text(card, self.symbols)
 
     # -- the agent interface
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ import numpy as np
 from agents.base import Agent
 from agents.human import HumanAgent, HumanQuit
 from rummy_env.actions import PASS, RUMMY, TAKE
-from rummy_env.cards import card_str, card_symbol, counts_to_cards
+from rummy_env.cards import card_text, counts_to_cards
 from rummy_env.engine import Engine
 from rummy_env.records import RecordWriter
 from rummy_env.render import render_table
@@ -100,7 +100,7 @@ class Table:
 
     def show(self, card: int) -> str:
         """A card as shown on screen (unicode suits if asked)."""
-        return card_symbol(card) if self.symbols else card_str(card)
+        return card_text(card, self.symbols)
 
     def play(self) -> dict[str, Any]:
         """Play to the end (or until a human quits); returns a summary."""

@@ -84,6 +84,11 @@ def card_symbol(kind: int) -> str:
     return RANKS[kind % NUM_RANKS] + SUIT_SYMBOLS[kind // NUM_RANKS]
 
 
+def card_text(kind: int, symbols: bool = False) -> str:
+    """A card for display: unicode suit symbols if ``symbols``, else the canonical string."""
+    return card_symbol(kind) if symbols else card_str(kind)
+
+
 def cards_str(kinds: Sequence[int]) -> list[str]:
     """Canonical strings of several card kinds."""
     return [card_str(k) for k in kinds]

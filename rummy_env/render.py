@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .cards import card_str, card_symbol, counts_to_cards, parse_card
+from functools import partial
+
+from .cards import card_text, counts_to_cards, parse_card
 from .engine.spec import GameSpec
 from .engine.state import PHASE_NAMES, State
 from .scenario import state_dict
@@ -12,7 +14,7 @@ def render_table(
     spec: GameSpec, s: State, g: int = 0, viewer: int | None = None, reveal: bool = False, symbols: bool = False
 ) -> str:
     """The table of game ``g``; hands are shown for ``viewer`` (default: the seat to act) unless ``reveal``."""
-    show = card_symbol if symbols else card_str
+    show = partial(card_text, symbols=symbols)
     sd = state_dict(spec, s, g)
     viewer = int(s.current[g]) if viewer is None else viewer
     lines = [
