@@ -6,7 +6,9 @@ to the copies of the card they took alone from the top, which they may not
 discard, hoping to lay those off too? Each candidate first move is applied to a
 copy of its game, and the turn's continuations (melds and lay-offs, as the mask
 offers them) are expanded breadth-first, every candidate of every game at once,
-with the engine's own placement functions; transpositions are merged.
+with the engine's own placement functions; transpositions are merged. A node
+where the turn is over (``call_ended``) is tested against the goal but not
+expanded.
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ def turn_search(
     root = np.arange(len(roots))
     while len(root):
         success[root[goal(spec, nodes)]] = True
-        alive = ~success[root] & viable(spec, nodes)
+        alive = ~success[root] & viable(spec, nodes) & ~call_ended(spec, nodes)
         if not alive.any():
             break
         keep = np.flatnonzero(alive)
@@ -109,6 +111,13 @@ def turn_search(
         _, first = np.unique(_fingerprint(children, root[parent]), return_index=True)
         nodes, root = children.take(first), root[parent][first]
     return success
+
+
+def call_ended(spec: GameSpec, s: State) -> np.ndarray:
+    """``bool [n]`` a ``rummy_calls="last_discard"`` call whose card is laid off: that lay-off ends the turn."""
+    if spec.rules.rummy_calls != "last_discard":
+        return np.zeros(s.num_games, dtype=bool)
+    return s.called & (s.obliged < 0)
 
 
 def acting_cards(s: State) -> np.ndarray:

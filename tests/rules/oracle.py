@@ -251,8 +251,16 @@ def callable_depths(pile, melds, mode="pile") -> set[int]:
     return out
 
 
-def call_depths_for(hand, pile, melds, depths, need=0) -> set[int]:
+def call_layoffs(card, melds, need=0) -> set[str]:
+    """§5 last_discard: the lay-offs of the called `card`, the caller's whole turn (so they alone
+    must reach first_meld_minimum: `need` points)."""
+    return {a for a, _, _, pts in placements([card], melds, card) if a.startswith("layoff") and pts >= need}
+
+
+def call_depths_for(hand, pile, melds, depths, need=0, mode="pile") -> set[int]:
     """The callable depths a seat holding `hand` may call (first_meld_minimum: `need` points)."""
     by_depth = pile[::-1]
+    if mode == "last_discard":
+        return {d for d in depths if call_layoffs(by_depth[d], melds, need)}
     return {d for d in depths
             if any(_offered(p, None, need) for p in placements(list(hand) + by_depth[: d + 1], melds, by_depth[d]))}

@@ -170,7 +170,7 @@ def _run_aspect(name, rules, aspect):
         taken = new_pile[::-1][: d + 1]
         g.play(f"rummy {d}")
         if mode == "last_discard":
-            exp = {a for a, *_ in oracle.placements([taken[-1]], melds, taken[-1]) if a.startswith("layoff")}
+            exp = oracle.call_layoffs(taken[-1], melds)
         else:
             exp = oracle.play_actions(p1 + taken, melds, obliged=taken[-1])
         _check(g, exp, f"after rummy {d}, trial {trial}")
@@ -178,7 +178,7 @@ def _run_aspect(name, rules, aspect):
     assert counts["checked"] >= max(3, TRIALS // 8) and counts["interesting"] >= max(1, TRIALS // 40), counts
 
 
-MIN_ASPECTS = ["draw", "deep_take", "play", "play_on", "rummy"]
+MIN_ASPECTS = ["draw", "deep_take", "play", "play_on", "rummy", "rummy_last_discard"]
 
 
 @pytest.mark.parametrize("aspect", MIN_ASPECTS)
@@ -186,8 +186,13 @@ def test_masks_match_brute_force_with_first_meld_minimum(aspect):
     """§4.2 first_meld_minimum: 30 — SPEC: "counts the turn's melds and lay-offs together, binds
     callers too, and the mask never offers an opening meld from which the turn cannot reach the
     minimum" (takes too); the turn cannot end while an opening is short of it. 3 players, the
-    table melds belong to player_2 (opened); player_0 and player_1 have not opened."""
-    rules = {"players": 3, "first_meld_minimum": 30}
+    table melds belong to player_2 (opened); player_0 and player_1 have not opened.
+    rummy_last_discard: a call is the caller's whole turn (one lay-off), so with a minimum of 10
+    an unopened seat may call only a card whose lay-off scores 10 or more."""
+    last = aspect == "rummy_last_discard"
+    need = 10 if last else 30
+    mode = "last_discard" if last else "pile"
+    rules = {"players": 3, "first_meld_minimum": need, "rummy_calls": mode}
     rng = random.Random(zlib.crc32(aspect.encode()) + SEED)
     counts = collections.Counter()
     for trial in range(TRIALS):
@@ -199,7 +204,7 @@ def test_masks_match_brute_force_with_first_meld_minimum(aspect):
         g = start(hands=[hand, p1, p2], discard=pile, melds=[{"owner": 2, "cards": list(m)} for m in melds],
                   extra={"opened": [False, False, True]}, **rules)
         stock = g.sd()["stock"]
-        expected = oracle.draw_actions(hand, pile, melds, len(stock), need=30)
+        expected = oracle.draw_actions(hand, pile, melds, len(stock), need=need)
         if aspect == "draw":
             _check(g, expected, f"draw mask, trial {trial}")
             counts["checked"] += 1
@@ -213,7 +218,7 @@ def test_masks_match_brute_force_with_first_meld_minimum(aspect):
             d = int(a.split()[1])
             taken = pile[::-1][: d + 1]
             g.play(a)
-            _check(g, oracle.play_actions(hand + taken, melds, obliged=taken[-1], need=30, started=True),
+            _check(g, oracle.play_actions(hand + taken, melds, obliged=taken[-1], need=need, started=True),
                    f"after {a}, trial {trial}")
             counts["checked"] += 1
             counts["interesting"] += 1
@@ -221,7 +226,7 @@ def test_masks_match_brute_force_with_first_meld_minimum(aspect):
         g.play("draw")
         h = hand + [stock[0]]
         if aspect in ("play", "play_on"):
-            exp = oracle.play_actions(h, melds, need=30)
+            exp = oracle.play_actions(h, melds, need=need)
             _check(g, exp, f"play mask, trial {trial}")
             counts["checked"] += 1
             opening = sorted(a for a in exp if not a.startswith("discard"))
@@ -232,14 +237,14 @@ def test_masks_match_brute_force_with_first_meld_minimum(aspect):
             _, h2, m2, pts = next(p for p in oracle.placements(h, melds) if p[0] == a)
             g.play(a)
             if g.phase == "play":
-                _check(g, oracle.play_actions(h2, m2, need=30 - pts, started=True), f"after {a}, trial {trial}")
+                _check(g, oracle.play_actions(h2, m2, need=need - pts, started=True), f"after {a}, trial {trial}")
                 counts["interesting"] += 1
             continue
         out = pick.choice(sorted(set(h)))
         g.play(f"discard {out}")
         new_pile = pile + [out]
-        depths = oracle.callable_depths(new_pile, melds)
-        mine = oracle.call_depths_for(p1, new_pile, melds, depths, need=30)
+        depths = oracle.callable_depths(new_pile, melds, mode)
+        mine = oracle.call_depths_for(p1, new_pile, melds, depths, need=need, mode=mode)
         counts["checked"] += 1
         if not depths:
             assert g.phase == "draw" and g.agent == "player_1", f"trial {trial}"
@@ -253,8 +258,9 @@ def test_masks_match_brute_force_with_first_meld_minimum(aspect):
                 d = pick.choice(sorted(mine))
                 taken = new_pile[::-1][: d + 1]
                 g.play(f"rummy {d}")
-                _check(g, oracle.play_actions(p1 + taken, melds, obliged=taken[-1], need=30, started=True),
-                       f"after rummy {d}, trial {trial}")
+                exp = (oracle.call_layoffs(taken[-1], melds, need) if last else
+                       oracle.play_actions(p1 + taken, melds, obliged=taken[-1], need=need, started=True))
+                _check(g, exp, f"after rummy {d}, trial {trial}")
                 continue
             g.play("pass")
         elif g.agent == "player_1":  # SPEC reading: the next player may be asked though unable to call

@@ -312,3 +312,57 @@ def test_take_requires_new_meld_does_not_restrict_calls():
     g.exact({"rummy 0", "pass"})
     g.play("p1:rummy 0")
     g.exact({"layoff 6H run"})
+
+
+# ------------------------------------------------------------------ last_discard with first_meld_minimum
+_SEVEN_MELDS = [{"owner": 3, "cards": ["JD", "QD", "KD"]}, {"owner": 4, "cards": ["TC", "TH", "TD"]}]
+
+
+def _seven(card, opened, minimum=30):
+    """7 players, 2 decks, last_discard: J♦Q♦K♦ and T♣T♥T♦ on the table; player_6 discards
+    ``card``; player_0 (next to play) holds K♣K♥K♠, a 30-point meld it may not put down on a call."""
+    hands = [["KC", "KH", "KS", "2C"], ["5C", "9D"], ["4C", "8D"], ["QS", "JS"], ["2D", "4D"],
+             ["3H", "7S"], [card, "3C", "5D"]]
+    g = start(hands=hands, melds=_SEVEN_MELDS, discard=["9C"], stock_top=["6S"], current_player=6,
+              extra={"opened": opened}, decks=2, rummy_calls="last_discard", first_meld_minimum=minimum)
+    g.play("p6:draw", f"p6:discard {card}")
+    return g
+
+
+@pytest.mark.parametrize("card", ["JK", "TS"])
+def test_last_discard_unopened_seat_cannot_call_below_the_minimum(card):
+    """SPEC: "first_meld_minimum counts the turn's melds and lay-offs together, binds callers too";
+    under last_discard "the caller's only next action is laying that card off", so an unopened
+    player_0 cannot open with JK (15) or T♠ (10) < 30 and is skipped; player_1 (opened) is asked."""
+    g = _seven(card, opened=[False] + [True] * 6)
+    assert g.agent == "player_1" and g.phase == "rummy"
+    assert _zero_mask(g, "player_0")
+    g.exact({"rummy 0", "pass"})
+    g.play("p1:pass", "p2:pass", "p3:pass", "p4:pass", "p5:pass")
+    assert g.agent == "player_0" and g.phase == "draw"
+    assert g.sd()["melded_points"][0] == 0
+
+
+@pytest.mark.parametrize("card", ["JK", "TS"])
+def test_last_discard_no_window_when_every_other_seat_is_unopened(card):
+    """SPEC: the window opens only "when at least one non-discarder could call"; none can open
+    with one lay-off of 15 or 10 points."""
+    g = _seven(card, opened=[False] * 6 + [True])
+    assert g.agent == "player_0" and g.phase == "draw"
+
+
+@pytest.mark.parametrize("card, points", [("JK", 15), ("TS", 10)])
+def test_last_discard_unopened_seat_calls_when_the_layoff_reaches_the_minimum(card, points):
+    """first_meld_minimum binds callers: with a minimum of 10 a single lay-off of JK (15) or
+    T♠ (10) opens player_0, who calls, lays off (no meld), and then draws as the next player."""
+    g = _seven(card, opened=[False] + [True] * 6, minimum=10)
+    assert g.agent == "player_0"
+    g.exact({"rummy 0", "pass"})
+    g.play("p0:rummy 0")
+    layoffs = {"layoff JK as TD run", "layoff JK as AD run", "layoff JK as T group"} if card == "JK" else {
+        "layoff TS group"}
+    g.exact(layoffs)
+    g.play(f"p0:{sorted(layoffs)[-1]}")
+    sd = g.sd()
+    assert sd["melded_points"][0] == points and sd["opened"][0] is True
+    assert g.agent == "player_0" and sd["phase"] == "draw"
