@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from rummy_env.engine import Engine
+from rummy_env.opponents import act_all
 from rummy_env.records import RecordWriter
 from rummy_env.rules import Rules
 
@@ -36,24 +37,6 @@ class GameResults:
         leaders = self.scores[~won] == self.scores[~won].max(axis=1, keepdims=True)
         shares[~won] = leaders / leaders.sum(axis=1, keepdims=True)
         return shares
-
-
-def act_all(engine: Engine, agents: Sequence[Agent], seat_agents: np.ndarray, live: np.ndarray) -> np.ndarray:
-    """``int64 [G]`` actions for every live game, each chosen by the agent of its seat to act."""
-    actions = np.zeros(engine.num_games, dtype=np.int64)
-    live_games = np.flatnonzero(live)
-    if not len(live_games):
-        return actions
-    mask = engine.legal_mask(live_games)
-    acting = seat_agents[live_games, engine.current_player[live_games]]
-    for k, agent in enumerate(agents):
-        rows = np.flatnonzero(acting == k)
-        if not len(rows):
-            continue
-        games = live_games[rows]
-        obs = engine.observe(games=games) if agent.needs_obs else None
-        actions[games] = agent.act(engine, games, obs, mask[rows])
-    return actions
 
 
 def play_games(

@@ -25,6 +25,8 @@ class PolicyAgent(Agent):
         if isinstance(model, (str, Path)):
             from sb3_contrib import MaskablePPO
 
+            from . import card_policy  # noqa: F401  (checkpoints of the card network name its module)
+
             path = Path(model)
             if not path.exists():
                 raise ValueError(f"no checkpoint at {str(path)!r}")

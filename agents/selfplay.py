@@ -6,24 +6,28 @@
   learner itself (``latest``: mirror play with the current weights). Each new
   episode seats opponents drawn from the pool by weight (``RummyVecEnv``'s
   ``set_opponents``).
-* ``TrainVecEnv`` is ``rummy_env.vector.RummyVecEnv`` with a terminal win bonus
+* ``TrainVecEnv`` is ``rummy_env.vector.RummyVecEnv`` whose opponents may be
+  agent names or checkpoint paths (``make_agent``), with a terminal win bonus
   (to mix ``reward="score"`` with winning).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from rummy_env.vector import RummyVecEnv
 
+from .registry import make_agent
+
 
 class TrainVecEnv(RummyVecEnv):
-    """``RummyVecEnv`` plus an optional win bonus.
+    """``RummyVecEnv`` with opponents by name or checkpoint path, plus an optional win bonus.
 
-    ``win_bonus`` adds a terminal reward for the game's outcome on top of the
+    Opponent ``k`` of a pool is ``make_agent(opponents[k], rules, seed + 1 + k)``
+    (agent objects pass through). ``win_bonus`` adds a terminal reward for the game's outcome on top of the
     rules' reward (+b to the winner, -b/(n-1) to the others; nothing on a
     truncated or drawn game), e.g. to mix ``reward="score"`` with winning.
     """
@@ -31,6 +35,11 @@ class TrainVecEnv(RummyVecEnv):
     def __init__(self, *args: Any, win_bonus: float = 0.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.win_bonus = float(win_bonus)
+
+    def set_opponents(self, opponents: Sequence[Any], weights: Sequence[float] | None = None) -> None:
+        """Replace the opponent pool (names, paths or agents); games in progress redraw their opponents from it."""
+        pool = [make_agent(o, self.rules, self._seed + 1 + k) for k, o in enumerate(opponents)]
+        super().set_opponents(pool, weights)
 
     def step_wait(self):
         """Step as ``RummyVecEnv`` does, then add the win bonus to the games that ended."""
@@ -74,8 +83,6 @@ class OpponentPool:
         deterministic: bool = False,
         seed: int = 0,
     ) -> None:
-        from agents import make_agent
-
         self.rules = rules
         self.names = [str(k) for k in heuristics]
         self.fixed = [make_agent(name, rules, seed + 1 + i) for i, name in enumerate(self.names)]

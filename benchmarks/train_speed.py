@@ -18,7 +18,7 @@ for (the ``agent steps/s`` column counts every seat's moves). Rows:
   greedy): rollouts (policy forward passes included) and updates, timed over
   whole rollout+update iterations after one warm-up. ``mlp``: 256x256 actor and
   critic, batch 2048, 4 epochs; ``mlp-fast``: 128x128, batch 4096, 2 epochs;
-  ``card``: ``rummy_env.policy.CardPolicy``. ``--threads`` sets torch's threads
+  ``card``: ``agents.card_policy.CardPolicy``. ``--threads`` sets torch's threads
   (the engine and the heuristics are single-threaded numpy either way).
 
 The load average is printed before and after: other processes on the same cores

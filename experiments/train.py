@@ -42,9 +42,9 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 
 from agents import PolicyAgent, make_agent, play_games, wilson_interval
+from agents.card_policy import CardPolicy, card_policy_kwargs
 from agents.selfplay import TrainVecEnv, OpponentPool
 from rummy_env import Rules
-from rummy_env.policy import CardPolicy, card_policy_kwargs
 
 
 def evaluate(policy, rules: Rules, opponent: str, games: int, seed: int, max_steps: int, deterministic: bool = True) -> dict:

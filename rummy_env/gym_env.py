@@ -1,16 +1,20 @@
 """``RummyGymEnv``: one game as a single-agent gymnasium env (a learner seat against opponents).
 
+Opponents are agent objects (``rummy_env.opponents.Opponent``), e.g.
+``RummyGymEnv(opponents=[agents.make_agent("greedy")])``.
+
 Illegal actions are replaced by the lowest legal one (``info["illegal_action"]``)
 unless ``illegal="raise"``, so unmasked algorithms and env checkers can run it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import gymnasium
 import numpy as np
 
+from .opponents import Opponent
 from .rules import Rules
 from .vector import RummyVecEnv
 
@@ -26,7 +30,7 @@ class RummyGymEnv(gymnasium.Env):
     def __init__(
         self,
         rules: Rules | dict | None = None,
-        opponents: Sequence[Any] = ("random",),
+        opponents: Sequence[Opponent] = (),
         opponent_weights: Sequence[float] | None = None,
         learner_seat: int | str = "random",
         max_steps: int = 3000,

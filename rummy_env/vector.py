@@ -5,8 +5,10 @@ Two modes:
 * **learner seat** (default): env ``i`` is game ``i``; one seat per game is the
   learner (``learner_seat``: a fixed seat, ``"random"`` per episode, or
   ``"rotate"``), the other seats are played in batch by opponents sampled per
-  episode from ``opponents`` (names, checkpoint paths or ``agents.Agent``
-  objects, with ``opponent_weights``). A step plays the learner's action, then
+  episode from ``opponents`` (agent objects with the batched ``Opponent``
+  interface of ``rummy_env.opponents``, e.g. ``agents.make_agent("greedy")``;
+  ``agents.selfplay.TrainVecEnv`` also takes names and checkpoint paths), with
+  ``opponent_weights``. A step plays the learner's action, then
   the opponents until it is the learner's turn again; the reward is the
   learner seat's (per ``Rules.reward``), summed over those moves.
 * **self-play** (``self_play=True``): every seat is the learner; env
@@ -34,12 +36,10 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents import make_agent
-from agents.arena import act_all
-
 from .actions import PASS
 from .engine import Engine
 from .env import OBS_BOUND
+from .opponents import Opponent, act_all, check_opponents
 from .rules import Rules
 
 
@@ -50,7 +50,7 @@ class RummyVecEnv(VecEnv):
         self,
         num_games: int = 8,
         rules: Rules | dict | None = None,
-        opponents: Sequence[Any] = ("random",),
+        opponents: Sequence[Opponent] = (),
         opponent_weights: Sequence[float] | None = None,
         learner_seat: int | str = "random",
         self_play: bool = False,
@@ -228,12 +228,15 @@ class RummyVecEnv(VecEnv):
         out[games, self.engine.current_player] = mask
         return out.reshape(self.num_envs, -1)
 
-    def set_opponents(self, opponents: Sequence[Any], weights: Sequence[float] | None = None) -> None:
-        """Replace the opponent pool (names, paths or agents); games in progress redraw their opponents from it."""
-        pool = [make_agent(o, self.rules, self._seed + 1 + k) for k, o in enumerate(opponents)]
+    def set_opponents(self, opponents: Sequence[Opponent], weights: Sequence[float] | None = None) -> None:
+        """Replace the opponent pool (agent objects); games in progress redraw their opponents from it."""
+        pool = check_opponents(opponents)
         w = np.ones(len(pool)) if weights is None else np.asarray(weights, dtype=float)
         if not pool or len(w) != len(pool) or (w < 0).any() or w.sum() <= 0:
-            raise ValueError("opponents need at least one agent and opponent_weights one non-negative weight each")
+            raise ValueError(
+                "opponents need at least one agent (e.g. agents.make_agent('random')) unless self_play=True, "
+                "and opponent_weights one non-negative weight each"
+            )
         self.opponents, self.opponent_weights = pool, w / w.sum()
         if not self.self_play:
             picks = self._rng.choice(len(pool), size=self.seat_agents.shape, p=self.opponent_weights)

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 from agents import PolicyAgent, make_agent, play_games
+from agents.selfplay import TrainVecEnv
 from rummy_env import Rules
-from rummy_env.vector import RummyVecEnv
 
 
 def test_checkpoint_agent_plays_legal_moves(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    env = RummyVecEnv(num_games=2, opponents=["random"], seed=0)
+    env = TrainVecEnv(2, opponents=["random"], seed=0)
     MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, device="cpu").save(tmp_path / "tiny.zip")
     rules = Rules(target_score=100)
     agent = make_agent(str(tmp_path / "tiny.zip"), rules)

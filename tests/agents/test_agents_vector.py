@@ -8,9 +8,15 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from stable_baselines3.common.env_checker import check_env
 from stable_baselines3.common.vec_env import VecCheckNan, VecEnv, VecMonitor, VecNormalize
 
+from agents import make_agent
+from agents.selfplay import TrainVecEnv
 from rummy_env import Rules
 from rummy_env.gym_env import RummyGymEnv
 from rummy_env.vector import RummyVecEnv
+
+
+def pool(*names: str) -> list:
+    return [make_agent(name, seed=k) for k, name in enumerate(names)]
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -20,7 +26,7 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 @pytest.mark.parametrize("self_play", [False, True])
 def test_vec_env_contract(self_play):
     rules = Rules(players=3, target_score=100)
-    env = RummyVecEnv(num_games=3, rules=rules, opponents=["greedy", "random"], self_play=self_play, seed=1)
+    env = RummyVecEnv(num_games=3, rules=rules, opponents=pool("greedy", "random"), self_play=self_play, seed=1)
     assert isinstance(env, VecEnv) and env.num_envs == (9 if self_play else 3)
     wrapped = VecCheckNan(VecNormalize(VecMonitor(env)), raise_exception=True)
     obs = env.reset()
@@ -48,20 +54,31 @@ def test_vec_env_contract(self_play):
 
 
 def test_opponent_pool_and_seats():
-    env = RummyVecEnv(num_games=4, opponents=["random"], learner_seat=1, seed=0)
+    env = RummyVecEnv(num_games=4, opponents=pool("random"), learner_seat=1, seed=0)
     env.reset()
     assert (env.learner == 1).all() and (env.engine.current_player == 1).all()
-    VecMonitor(env).env_method("set_opponents", ["greedy", "strategic"], [1, 1])
+    VecMonitor(env).env_method("set_opponents", pool("greedy", "strategic"), [1, 1])
     assert [a.name for a in env.opponents] == ["greedy", "strategic"]
     with pytest.raises(ValueError, match="learner_seat"):
-        RummyVecEnv(num_games=1, learner_seat=2)
+        RummyVecEnv(num_games=1, opponents=pool("random"), learner_seat=2)
     with pytest.raises(ValueError, match="opponent_weights"):
-        RummyVecEnv(num_games=1, opponents=["random"], opponent_weights=[1, 2])
+        RummyVecEnv(num_games=1, opponents=pool("random"), opponent_weights=[1, 2])
+
+
+def test_opponents_are_agents_and_names_resolve_in_the_train_env():
+    with pytest.raises(ValueError, match="make_agent"):
+        RummyVecEnv(num_games=1, opponents=["greedy"])
+    with pytest.raises(ValueError, match="at least one agent"):
+        RummyVecEnv(num_games=1)
+    env = TrainVecEnv(2, Rules(), ["greedy", "random"], seed=4)
+    assert [(a.name, a.seed) for a in env.opponents] == [("greedy", 5), ("random", 6)]
+    env.set_opponents(["strategic", env.opponents[1]])
+    assert [a.name for a in env.opponents] == ["strategic", "random"]
 
 
 def test_truncation_and_reproducibility():
     def rollout(seed):
-        env = RummyVecEnv(num_games=2, opponents=["strategic"], learner_seat="rotate", seed=seed, max_steps=40)
+        env = RummyVecEnv(num_games=2, opponents=pool("strategic"), learner_seat="rotate", seed=seed, max_steps=40)
         env.seed(seed)
         obs = [env.reset()]
         rng = np.random.default_rng(0)
@@ -78,12 +95,12 @@ def test_truncation_and_reproducibility():
 
 
 def test_illegal_actions_raise_or_are_replaced():
-    env = RummyVecEnv(num_games=1, seed=0)
+    env = RummyVecEnv(num_games=1, opponents=pool("random"), seed=0)
     env.reset()
     bad = np.flatnonzero(~env.action_masks()[0])[:1]
     with pytest.raises(ValueError, match="illegal"):
         env.step(bad)
-    env = RummyVecEnv(num_games=1, seed=0, illegal="replace")
+    env = RummyVecEnv(num_games=1, opponents=pool("random"), seed=0, illegal="replace")
     env.reset()
     _, _, _, infos = env.step(bad)
     assert infos[0]["illegal_action"]
@@ -92,7 +109,7 @@ def test_illegal_actions_raise_or_are_replaced():
 def test_maskable_ppo_learns_on_the_vec_env():
     from sb3_contrib import MaskablePPO
 
-    env = VecMonitor(RummyVecEnv(num_games=4, opponents=["greedy", "random"], opponent_weights=[1, 3], seed=0))
+    env = VecMonitor(RummyVecEnv(num_games=4, opponents=pool("greedy", "random"), opponent_weights=[1, 3], seed=0))
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=128, n_epochs=1, seed=0, device="cpu")
     model.learn(512)
     assert model.num_timesteps >= 512
@@ -106,7 +123,7 @@ def test_self_play_learns():
 
 
 def test_gym_env_passes_check_env():
-    env = RummyGymEnv(rules=Rules(target_score=100), opponents=["greedy"])
+    env = RummyGymEnv(rules=Rules(target_score=100), opponents=pool("greedy"))
     check_env(env, warn=True)
     first, _ = env.reset(seed=3)
     again, info = env.reset(seed=3)

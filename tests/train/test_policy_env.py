@@ -7,9 +7,10 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
+from agents import make_agent
+from agents.card_policy import CardPolicy, card_policy_kwargs
 from agents.selfplay import TrainVecEnv, OpponentPool
 from rummy_env import Rules
-from rummy_env.policy import CardPolicy, card_policy_kwargs
 from rummy_env.vector import RummyVecEnv
 
 
@@ -37,7 +38,7 @@ def test_card_policy_picks_legal_actions(players):
 @pytest.mark.parametrize("players,steps", [(2, 60), (4, 30), pytest.param(2, 400, marks=pytest.mark.slow)])
 def test_train_env_matches_reference(players, steps):
     rules = Rules(players=players, reward="score")
-    ref = RummyVecEnv(8, rules, ["greedy", "random"], seed=5)
+    ref = RummyVecEnv(8, rules, [make_agent("greedy", rules, 6), make_agent("random", rules, 7)], seed=5)
     fast = TrainVecEnv(8, rules, ["greedy", "random"], seed=5)
     assert (ref.reset() == fast.reset()).all()
     rng = np.random.default_rng(0)

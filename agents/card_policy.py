@@ -19,11 +19,13 @@ the card at depth ``D`` together with everything above it (what is taken).
 Illegal actions are masked to -inf by MaskablePPO's distribution.
 
 Use: ``MaskablePPO(CardPolicy, env, policy_kwargs=card_policy_kwargs(rules))``.
+Checkpoints saved when this module was ``rummy_env.policy`` load once it is imported.
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 from typing import Any
 
 import numpy as np
@@ -32,14 +34,15 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from .actions import DISCARD, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, RUMMY, TAKE, action_layout
-from .cards import CARD_RANK, NUM_KINDS, NUM_NATURAL, NUM_RANKS
-from .engine.observe import obs_layout
-from .engine.spec import game_spec
-from .melds import meld_table
-from .rules import Rules
+from rummy_env.actions import DISCARD, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, RUMMY, TAKE, action_layout
+from rummy_env.cards import CARD_RANK, NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from rummy_env.engine.observe import obs_layout
+from rummy_env.engine.spec import game_spec
+from rummy_env.melds import meld_table
+from rummy_env.rules import Rules
 
 RUN_OFFSETS = (-2, -1, 0, 1, 2)  # initial band of the rank-mixing matrix (circular: K and A are neighbours)
+LEGACY_MODULE = "rummy_env.policy"  # the module path that older checkpoints name for CardPolicy
 CARD_SECTIONS = ("hand", "known", "placed", "table_jokers", "accept_run", "accept_group", "pile", "obliged", "top_taken")
 
 
@@ -232,3 +235,6 @@ class CardPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         self.action_net = nn.Identity()  # CardNet already returns the logits
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+
+sys.modules.setdefault(LEGACY_MODULE, sys.modules[__name__])
