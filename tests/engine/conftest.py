@@ -1,6 +1,6 @@
 """Shared helpers for tests/engine (and the golden replay).
 
-Everything here works on the public surface of /work/shared/SPEC.md: ``Rules``,
+Everything here works on the public surface of docs/api.md: ``Rules``,
 ``raw_env``/``env``, ``state_dict()``, scenarios, action strings, masks,
 ``Engine``. The card bookkeeping, card values, meld scoring and the game-end
 rules below are re-derived from RULES.md on purpose, so that the invariant
