@@ -1,4 +1,9 @@
-"""A trained policy as an agent: an sb3-contrib ``MaskablePPO`` checkpoint (``.zip``) or model."""
+"""A trained policy as an agent: an sb3-contrib ``MaskablePPO`` checkpoint (``.zip``) or model.
+
+Sampled moves (``deterministic=False``) draw from the policy's distribution with
+uniforms fixed by the agent's seed and the game (``game_uniforms``), so sampled
+games repeat from their seeds, whatever torch's global RNG did.
+"""
 
 from __future__ import annotations
 
@@ -11,16 +16,21 @@ from rummy_env.engine import Engine
 from rummy_env.env import OBS_BOUND
 from rummy_env.rules import Rules
 
-from .base import Agent
+from .base import Agent, game_uniforms
 
 
 class PolicyAgent(Agent):
-    """Acts with ``model.predict(obs, action_masks=mask, deterministic=...)`` on the acting seats' observations."""
+    """Plays a MaskablePPO model's (or policy's) most likely legal action, or samples one reproducibly."""
 
     needs_obs = True
 
     def __init__(
-        self, model: Any, rules: Rules | None = None, deterministic: bool = True, name: str | None = None
+        self,
+        model: Any,
+        rules: Rules | None = None,
+        deterministic: bool = True,
+        name: str | None = None,
+        seed: int = 0,
     ) -> None:
         if isinstance(model, (str, Path)):
             from sb3_contrib import MaskablePPO
@@ -34,6 +44,7 @@ class PolicyAgent(Agent):
             model = MaskablePPO.load(str(path), device="cpu")
         self.model = model
         self.deterministic = deterministic
+        self.seed = int(seed)
         self.name = name or "policy"
         if rules is not None:
             self._check_shapes(Engine(rules, num_games=1, seed=0))
@@ -48,9 +59,25 @@ class PolicyAgent(Agent):
             )
 
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
-        """The policy's action for each acting seat (deterministic by default)."""
+        """The policy's action for each acting seat: its most likely, or drawn from the game's seed."""
+        games = np.asarray(games, dtype=np.int64)
         if obs is None:
-            obs = engine.observe()[np.asarray(games, dtype=np.int64)]
+            obs = engine.observe(games=games)
         obs = np.clip(obs, -OBS_BOUND, OBS_BOUND)
-        actions, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
-        return np.asarray(actions, dtype=np.int64).reshape(len(mask))
+        if self.deterministic:
+            actions, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
+            return np.asarray(actions, dtype=np.int64).reshape(len(mask))
+        cdf = np.cumsum(self.action_probs(obs, mask), axis=1)
+        u = game_uniforms(engine, games, self.seed, 1)
+        return np.argmax((cdf > u * cdf[:, -1:]) & mask, axis=1).astype(np.int64)
+
+    def action_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``float64 [n, A]`` the policy's probability of each action given the legal ``mask`` (0 where illegal)."""
+        import torch as th
+
+        policy = getattr(self.model, "policy", self.model)
+        policy.set_training_mode(False)
+        with th.no_grad():
+            dist = policy.get_distribution(policy.obs_to_tensor(obs)[0], action_masks=mask.astype(bool))
+            probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
+        return np.where(mask, probs, 0.0)

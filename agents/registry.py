@@ -30,7 +30,8 @@ def make_agent(
 ) -> Agent:
     """The agent called ``name_or_path`` (a registered name or a ``MaskablePPO`` ``.zip``), seeded with ``seed``.
 
-    A checkpoint plays its most likely legal action, or samples one with ``deterministic=False``.
+    A checkpoint plays its most likely legal action, or with ``deterministic=False`` samples one from
+    uniforms fixed by ``seed`` and the game, as ``random`` does, so sampled games repeat from their seeds.
     """
     if isinstance(name_or_path, Agent):
         return name_or_path
@@ -40,5 +41,5 @@ def make_agent(
     if key in AGENTS:
         return AGENTS[key](seed)
     if key.endswith(".zip") or Path(key).exists():
-        return PolicyAgent(key, rules=rules, deterministic=deterministic)
+        return PolicyAgent(key, rules=rules, deterministic=deterministic, seed=seed)
     raise ValueError(f"unknown agent {key!r}: expected one of {', '.join(AGENTS)} or a MaskablePPO .zip checkpoint")

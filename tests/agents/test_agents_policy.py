@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from agents import PolicyAgent, make_agent, play_games
 from agents.selfplay import TrainVecEnv
-from rummy_env import Rules
+from rummy_env import Engine, Rules
+
+MODEL = Path(__file__).resolve().parents[2] / "models" / "rummy500_default_mlp.zip"
 
 
 def test_checkpoint_agent_plays_legal_moves(tmp_path):
@@ -25,3 +29,41 @@ def test_checkpoint_agent_plays_legal_moves(tmp_path):
     play_games(rules, [sampling, make_agent("greedy")], seats, np.arange(2, dtype=np.uint64), check=True, max_steps=400)
     with pytest.raises(ValueError, match="another table"):
         make_agent(str(tmp_path / "tiny.zip"), Rules(players=3))
+
+
+def test_sampled_checkpoint_repeats_from_the_seeds():
+    import torch
+
+    rules = Rules(target_score=100)
+    seats = np.array([[0, 1], [1, 0]] * 2)
+    deals = np.arange(4, dtype=np.uint64)
+
+    def play(agent_seed: int, torch_seed: int):
+        torch.manual_seed(torch_seed)
+        sampled = make_agent(str(MODEL), rules, seed=agent_seed, deterministic=False)
+        results = play_games(rules, [sampled, make_agent("greedy", rules)], seats, deals, check=True, max_steps=600)
+        return np.concatenate([results.steps, results.scores.ravel()])
+
+    first = play(agent_seed=3, torch_seed=0)
+    assert np.array_equal(first, play(agent_seed=3, torch_seed=1))
+    assert not np.array_equal(first, play(agent_seed=4, torch_seed=0))
+
+
+def test_sampling_follows_the_policy_distribution():
+    rules = Rules()
+    model = make_agent(str(MODEL), rules).model
+    engine = Engine(rules, num_games=1, seed=0)
+    greedy = make_agent("greedy")
+    games = np.zeros(1, dtype=np.int64)
+    for _ in range(300):  # play on to a position where the policy hesitates between moves
+        obs, mask = engine.observe(), engine.legal_mask()
+        probs = PolicyAgent(model).action_probs(obs, mask)[0]
+        if np.sort(probs)[-2] > 0.15:
+            break
+        engine.step(greedy.act(engine, games, None, mask))
+    else:
+        pytest.fail("the policy never hesitated")
+    assert probs[~mask[0]].sum() == 0 and abs(probs.sum() - 1) < 1e-6
+    picks = [PolicyAgent(model, deterministic=False, seed=k).act(engine, games, obs, mask)[0] for k in range(400)]
+    counts = np.bincount(picks, minlength=len(probs))
+    assert np.abs(counts / 400 - probs).max() < 0.08
