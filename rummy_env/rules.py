@@ -1,4 +1,4 @@
-"""The rules configuration: every default and variant switch of RULES.md."""
+"""The rules configuration: every default and variant switch of docs/rules.md."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _is_int(value: Any) -> bool:
 
 @dataclass(frozen=True)
 class Rules:
-    """A 500 Rummy rules configuration; defaults follow RULES.md (pagat)."""
+    """A 500 Rummy rules configuration; defaults follow docs/rules.md (pagat)."""
 
     players: int = 2
     decks: int | None = None

@@ -1,6 +1,6 @@
 """Scenarios: a position written as a plain dict, loaded into the engine and read back.
 
-The schema is SPEC.md's: ``hands``, ``discard`` (bottom first), ``stock`` (top
+The schema is the one of docs/api.md: ``hands``, ``discard`` (bottom first), ``stock`` (top
 first, optional), ``melds``, ``current_player``, ``scores``, ``dealer``, plus the
 keys ``state_dict()`` adds (``phase``, ``melded_points``, ``obliged``,
 ``top_taken``, ``rummy_queue``, ``floating``, ``opened``, ``known``,

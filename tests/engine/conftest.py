@@ -3,7 +3,7 @@
 Everything here works on the public surface of docs/api.md: ``Rules``,
 ``raw_env``/``env``, ``state_dict()``, scenarios, action strings, masks,
 ``Engine``. The card bookkeeping, card values, meld scoring and the game-end
-rules below are re-derived from RULES.md on purpose, so that the invariant
+rules below are re-derived from docs/rules.md on purpose, so that the invariant
 checks do not reuse the engine's own tables.
 """
 
