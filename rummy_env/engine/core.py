@@ -18,7 +18,7 @@ from .step import apply_actions, new_game
 class StepResult(NamedTuple):
     """What one batched step returns."""
 
-    rewards: np.ndarray  # float32 [G, N] reward of every seat
+    rewards: np.ndarray  # float64 [G, N] reward of every seat (each game's row sums to zero)
     done: np.ndarray  # bool [G] the game ended (terminated) on this step
     truncated: np.ndarray  # bool [G] the game hit ``max_steps`` on this step
 

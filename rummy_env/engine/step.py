@@ -171,8 +171,8 @@ def end_hand(spec: GameSpec, s: State, idx: np.ndarray, went_out: np.ndarray, re
     s.went_out[idx] = went_out
     s.scores[idx] += scored
     if rules.reward == "score":
-        others = (scored.sum(axis=1, keepdims=True) - scored) / (players - 1)
-        rewards[idx] += (scored - others) / 100.0
+        margin = players * scored.astype(np.int64) - scored.sum(axis=1, keepdims=True)
+        rewards[idx] += margin / (100.0 * (players - 1))
     if rules.episode == "hand":
         finish(spec, s, idx, scored, rewards)
         return
@@ -237,7 +237,7 @@ APPLY = {
 
 
 def apply_actions(spec: GameSpec, s: State, actions: np.ndarray, active: np.ndarray) -> np.ndarray:
-    """Apply ``actions[g]`` in every game where ``active``; returns ``float32 [G, N]`` rewards."""
+    """Apply ``actions[g]`` in every game where ``active``; returns ``float64 [G, N]`` rewards, zero-sum per game."""
     rewards = np.zeros((s.num_games, spec.players), dtype=np.float64)
     ended = np.full(s.num_games, _PLAYING, dtype=np.int64)
     kinds = spec.layout.kind[actions]
@@ -252,5 +252,11 @@ def apply_actions(spec: GameSpec, s: State, actions: np.ndarray, active: np.ndar
     over = np.flatnonzero(ended > _PLAYING)
     if len(over):
         end_hand(spec, s, over, ended[over], rewards)
+        balance(rewards, over)
     s.steps[active] += 1
-    return rewards.astype(np.float32)
+    return rewards
+
+
+def balance(rewards: np.ndarray, idx: np.ndarray) -> None:
+    """Make the rows ``idx`` of ``rewards`` sum to zero exactly: the last seat gets minus the others' sum."""
+    rewards[idx, -1] = 0.0 - rewards[idx, :-1].sum(axis=1)  # 0.0 - x: never a negative zero

@@ -141,8 +141,9 @@ class Game:
 
     # ---- acting
     def _collect(self):
-        r = {a: float(self.env.rewards.get(a, 0.0)) for a in self.env.possible_agents}
-        assert abs(sum(r.values())) < 1e-6, f"rewards must always sum to zero, got {r}"
+        r = {a: self.env.rewards.get(a, 0.0) for a in self.env.possible_agents}
+        assert all(type(v) is float for v in r.values()), f"rewards must be Python floats, got {r}"
+        assert abs(sum(r.values())) <= 1e-12, f"rewards must always sum to zero, got {r}"
         for a, v in r.items():
             self.returns[a] += v
 

@@ -21,10 +21,10 @@ def _goer(scores, p1_hand=("2D",), p1_meld=False, others=(), **rules):
 
 
 class _Approx(list):
-    """Returns compared to 1e-6 (rewards may be float32)."""
+    """Returns compared to 1e-12 (rewards are float64 fractions such as 0.15)."""
 
     def __eq__(self, other):
-        return len(self) == len(other) and all(abs(a - b) < 1e-6 for a, b in zip(self, other))
+        return len(self) == len(other) and all(abs(a - b) <= 1e-12 for a, b in zip(self, other, strict=True))
 
 
 def _returns(g):
@@ -211,3 +211,17 @@ def test_reward_score_paid_every_hand_of_a_game():
     assert _returns(g) == [0.2, -0.2]
     g.play("draw")
     assert _returns(g) == [0.2, -0.2]
+
+
+@pytest.mark.parametrize("reward, want", [("score", [0.305, -0.145, -0.16]), ("win", [1.0, -0.5, -0.5])])
+def test_hand_end_rewards_are_python_floats_summing_to_zero(reward, want):
+    """SPEC Rewards sum to zero: at a hand end (scores 27, −3, −4) the AEC env's ``rewards`` are
+    Python floats (not float32 values widened) whose sum is 0 up to 1e-12."""
+    g = start(hands=[["8S", "9S", "TS"], ["3C"], ["4C"]], discard=["KC"], stock_top=["2C"],
+              rummy_calls="off", episode="hand", reward=reward)
+    g.play("p0:draw", "p0:meld 8S 9S TS", "p0:discard 2C")
+    assert g.sd()["hand_scores"] == [27, -3, -4] and g.done()
+    rewards = [g.env.rewards[P(i)] for i in range(3)]
+    assert all(type(r) is float for r in rewards), rewards
+    assert abs(sum(rewards)) <= 1e-12, rewards
+    assert _Approx(rewards) == want
