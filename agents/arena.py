@@ -39,6 +39,37 @@ class GameResults:
         return shares
 
 
+@dataclass(frozen=True)
+class Progress:
+    """How far a ``play_games`` call is: games and hands finished, and the hands it is expected to take."""
+
+    games: int
+    games_total: int
+    hands: int
+    hands_expected: float | None  # None until a hand has ended
+
+
+def measure_progress(
+    engine: Engine, rules: Rules, slot_game: np.ndarray, hands: np.ndarray, total: int
+) -> Progress:
+    """Count finished games and hands; expect ``hands x target / leader's score`` hands of a game under way."""
+    live = np.flatnonzero(slot_game >= 0)
+    done = hands > 0
+    played = engine.state.hand_no[live].astype(np.int64)
+    finished_hands = int(hands[done].sum() + played.sum())
+    if rules.episode == "hand":
+        return Progress(int(done.sum()), total, finished_hands, float(total))
+    leader = engine.state.scores[live].max(axis=1).astype(np.float64)
+    known = (played > 0) & (leader > 0)
+    guesses = np.maximum(played[known] + 1, played[known] * rules.target_score / np.maximum(leader[known], 1.0))
+    per_game = np.concatenate([hands[done].astype(np.float64), guesses])
+    if not len(per_game):
+        return Progress(int(done.sum()), total, finished_hands, None)
+    unknown = total - int(done.sum()) - int(known.sum())
+    expected = float(hands[done].sum() + guesses.sum() + unknown * per_game.mean())
+    return Progress(int(done.sum()), total, finished_hands, expected)
+
+
 def play_games(
     rules: Rules,
     agents: Sequence[Agent],
@@ -47,13 +78,14 @@ def play_games(
     batch: int = 1024,
     max_steps: int | None = 3000,
     check: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
     recorder: RecordWriter | None = None,
     first_id: int = 0,
 ) -> GameResults:
     """Play game ``i`` from deal seed ``seeds[i]`` with ``agents[seats[i, p]]`` at seat ``p``, ``batch`` at a time.
 
-    With a ``recorder`` every game is written as a record with id ``first_id + i``.
+    With a ``recorder`` every game is written as a record with id ``first_id + i``; ``progress``
+    is called with a ``Progress`` each time a hand ends.
     """
     seats = np.asarray(seats, dtype=np.int64)
     seeds = np.asarray(seeds, dtype=np.uint64)
@@ -85,6 +117,7 @@ def play_games(
 
     deal(np.arange(width), np.arange(width))
     queued = width
+    hands_seen = 0
     while (slot_game >= 0).any():
         live = np.flatnonzero(slot_game >= 0)
         actions = act_all(engine, agents, slot_seats, slot_game >= 0)[live]
@@ -92,6 +125,11 @@ def play_games(
             recorder.log(engine, live, actions)
         result = engine.step(actions, check=check, games=live)
         over = np.flatnonzero(result.done | result.truncated)
+        if progress is not None and not len(over):
+            now = measure_progress(engine, rules, slot_game, hands, total)
+            if now.hands != hands_seen:
+                hands_seen = now.hands
+                progress(now)
         if not len(over):
             continue
         ended, game = live[over], slot_game[live[over]]
@@ -109,7 +147,9 @@ def play_games(
             deal(refill, np.arange(queued, queued + len(refill)))
             queued += len(refill)
         if progress is not None:
-            progress(len(ended))
+            now = measure_progress(engine, rules, slot_game, hands, total)
+            hands_seen = now.hands
+            progress(now)
     return GameResults(seats, seeds, scores, winner, hands, steps, truncated)
 
 

@@ -4,7 +4,7 @@ Reads top to bottom: build the line-ups and their seat rotations, replay the
 same seeded deals in every rotation (duplicate format), play everything in
 batch on one ``Engine``, then summarise per agent (win rate with a 95% Wilson
 interval, mean hand score, margin, OpenSkill rating) and per line-up, print
-the table and write CSV, Markdown and a PNG into the Hydra run folder.
+both tables and write CSV, Markdown and a PNG into the Hydra run folder.
 """
 
 from __future__ import annotations
@@ -21,12 +21,15 @@ import hydra
 import numpy as np
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
-from tqdm import tqdm
 
 from agents import GameResults, make_agent, play_games, wilson_interval
+from experiments.cli import Number, check_numbers, hands_bar, logger, user_errors
 from rummy_env.records import RecordWriter
 from rummy_env.rules import Rules
 
+log = logger("evaluate")
+NUMBERS = {"deals": Number(int, 1), "batch": Number(int, 1), "seed": Number(int, 0),
+           "max_steps": Number(int, 1, optional=True)}
 FORMATS = {"wins": "{:.1f}", "win_rate": "{:.3f}", "ci_low": "{:.3f}", "ci_high": "{:.3f}", "hand_score": "{:.1f}",
            "margin": "{:.1f}", "mu": "{:.2f}", "sigma": "{:.2f}", "rating": "{:.2f}"}
 
@@ -118,6 +121,7 @@ def summarise(rows: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
 def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict[str, pd.DataFrame]:
     """Play the tournament a config describes (recording every game to ``record_path`` if given);
     returns the ``agents``, ``lineups`` and ``games`` tables."""
+    check_numbers(cfg, NUMBERS)
     rules = Rules.from_dict(cfg["rules"])
     specs = [str(a) for a in cfg["agents"]]
     names = display_names(specs)
@@ -127,9 +131,9 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
     seats, seeds, lineup_id = schedule(lineups, int(cfg["deals"]), int(cfg["seed"]))
 
     recorder = None if record_path is None else RecordWriter(record_path, rules, meta={"app": "evaluate", "seed": cfg["seed"]})
-    with tqdm(total=len(seeds), desc="games", unit="game", disable=not cfg.get("progress", True)) as bar:
-        results = play_games(rules, agents, seats, seeds, batch=int(cfg["batch"]), max_steps=cfg["max_steps"],
-                             check=bool(cfg["check"]), progress=bar.update, recorder=recorder)
+    with hands_bar(len(seeds), "tournament", enabled=cfg.get("progress", True)) as progress:
+        results = play_games(rules, agents, seats, seeds, batch=cfg["batch"], max_steps=cfg["max_steps"],
+                             check=bool(cfg["check"]), progress=progress, recorder=recorder)
     if recorder is not None:
         recorder.close()
 
@@ -157,6 +161,23 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
     }
 
 
+AGENTS_TITLE = ("Agents over all their games, ranked by OpenSkill rating (mu - 3 sigma): win rate per seat "
+                "with its 95% Wilson interval; hand score and margin (over the mean opponent) per hand")
+LINEUPS_TITLE = ("Head-to-head: each line-up's games on their own (an agent can win a line-up and rank "
+                 "lower overall, where its other games count too)")
+
+
+def text_table(df: pd.DataFrame) -> str:
+    """A plain-text table with the report's number formats, names aligned left and numbers right."""
+    cells = {col: [col] + [FORMATS.get(col, "{}").format(v) for v in df[col]] for col in df.columns}
+    widths = {col: max(map(len, values)) for col, values in cells.items()}
+    lines = zip(*(
+        [v.rjust(widths[col]) if pd.api.types.is_numeric_dtype(df[col]) else v.ljust(widths[col]) for v in values]
+        for col, values in cells.items()
+    ))
+    return "\n".join("  ".join(line).rstrip() for line in lines)
+
+
 def markdown_table(df: pd.DataFrame) -> str:
     """A pipe table with the report's number formats."""
     shown = df.copy()
@@ -177,10 +198,9 @@ def markdown(tables: dict[str, pd.DataFrame], cfg: dict[str, Any]) -> str:
             "# Tournament",
             f"{len(games)} games ({int(games.truncated.sum())} truncated), seed {cfg['seed']}, "
             f"rules: {changed or 'defaults'}.",
-            "## Agents\n\nWin rate per seat played with its 95% Wilson interval; hand score and margin "
-            "(over the mean opponent) per hand; OpenSkill rating = mu - 3 sigma.",
+            f"## Agents\n\n{AGENTS_TITLE}.",
             markdown_table(tables["agents"]),
-            "## Line-ups",
+            f"## Line-ups\n\n{LINEUPS_TITLE}.",
             markdown_table(tables["lineups"]),
         ]
     ) + "\n"
@@ -213,20 +233,14 @@ def write_reports(tables: dict[str, pd.DataFrame], cfg: dict[str, Any], out_dir:
         plot(tables["agents"], out_dir / "winrates.png")
 
 
-def show(table: pd.DataFrame) -> None:
-    """Print the per-agent table with rich."""
-    from rich.console import Console
-    from rich.table import Table
-
-    out = Table(title="agents: win rate per seat (95% Wilson interval), hand score and margin per hand")
-    for col in table.columns:
-        out.add_column(col, justify="left" if col == "agent" else "right")
-    for row in table.itertuples(index=False):
-        out.add_row(*(FORMATS.get(col, "{}").format(v) for col, v in zip(table.columns, row)))
-    Console(width=160).print(out)
+def show(tables: dict[str, pd.DataFrame]) -> None:
+    """Log the per-agent and the head-to-head tables, each under its title."""
+    log.info("\n%s\n%s", AGENTS_TITLE, text_table(tables["agents"]))
+    log.info("\n%s\n%s", LINEUPS_TITLE, text_table(tables["lineups"]))
 
 
 @hydra.main(version_base=None, config_path="../configs", config_name="evaluate")
+@user_errors
 def main(cfg: DictConfig) -> None:
     """Run the tournament and write its reports into the Hydra run folder."""
     from hydra.core.hydra_config import HydraConfig
@@ -234,9 +248,9 @@ def main(cfg: DictConfig) -> None:
     plain = OmegaConf.to_container(cfg, resolve=True)
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     tables = run_tournament(plain, out_dir / plain["record"] if plain.get("record") else None)
-    show(tables["agents"])
+    show(tables)
     write_reports(tables, plain, out_dir)
-    print(f"reports written to {out_dir}")
+    log.info("reports written to %s", out_dir)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,23 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from experiments.evaluate import lineups_for, rotations, run_tournament, schedule, wilson_interval, write_reports
+from agents import make_agent, play_games
+from agents.arena import Progress
+from experiments.evaluate import (
+    AGENTS_TITLE,
+    LINEUPS_TITLE,
+    lineups_for,
+    rotations,
+    run_tournament,
+    schedule,
+    wilson_interval,
+    write_reports,
+)
 from rummy_env import Rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,3 +80,29 @@ def test_cli_end_to_end(tmp_path):
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "strategic" in done.stdout and (out / "report.md").exists() and (out / "winrates.png").exists()
+    assert AGENTS_TITLE in done.stdout and LINEUPS_TITLE in done.stdout  # both tables in the terminal
+    assert "strategic greedy  strategic" in done.stdout  # a head-to-head row
+    assert "font" not in done.stdout + done.stderr and "INFO" not in done.stdout  # no library log lines
+    log = (out / "evaluate.log").read_text()
+    assert LINEUPS_TITLE in log and f"reports written to {out}" in log
+
+
+def test_progress_counts_hands_with_an_expected_total():
+    rules = Rules(target_score=200)
+    agents = [make_agent("greedy", rules, 0), make_agent("random", rules, 1)]
+    seats = np.array([[0, 1], [1, 0]] * 6)
+    seen: list[Progress] = []
+    results = play_games(rules, agents, seats, np.arange(12), batch=5, progress=seen.append)
+    assert [p.hands for p in seen] == sorted(p.hands for p in seen) and len(seen) > 3
+    assert seen[-1] == Progress(12, 12, int(results.hands.sum()), float(results.hands.sum()))
+    expected = [p.hands_expected for p in seen if p.hands_expected is not None]
+    assert expected and all(e >= p.hands for e, p in zip(expected, seen[-len(expected):], strict=True))
+    assert min(expected[:3]) > seen[0].hands  # a total ahead of what is done from the first hands on
+
+
+def test_hand_episodes_expect_one_hand_per_game():
+    rules = Rules(episode="hand")
+    agents = [make_agent("greedy", rules, 0)]
+    seen: list[Progress] = []
+    play_games(rules, agents, np.zeros((4, 2), dtype=np.int64), np.arange(4), batch=4, progress=seen.append)
+    assert {p.hands_expected for p in seen} == {4.0} and seen[-1].games == seen[-1].hands == 4
