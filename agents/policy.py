@@ -17,6 +17,7 @@ from rummy_env.env import OBS_BOUND
 from rummy_env.rules import Rules
 
 from .base import Agent, game_uniforms
+from .checkpoints import table_label, trained_rules
 
 
 class PolicyAgent(Agent):
@@ -53,9 +54,11 @@ class PolicyAgent(Agent):
         obs_shape = tuple(self.model.observation_space.shape)
         actions = int(self.model.action_space.n)
         if obs_shape != (engine.obs_dim,) or actions != engine.num_actions:
+            trained = trained_rules(self.model)
             raise ValueError(
                 f"policy {self.name!r} expects observations {obs_shape} and {actions} actions, but these rules "
-                f"give ({engine.obs_dim},) and {engine.num_actions}: it was trained for another table"
+                f"give ({engine.obs_dim},) and {engine.num_actions}: it was trained for "
+                + (table_label(trained) if trained is not None else "another table")
             )
 
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:

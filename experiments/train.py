@@ -24,11 +24,14 @@ Markdown report. Everything lands in the Hydra run folder:
 from __future__ import annotations
 
 import csv
+import logging
+import math
 import os
 import pickle
 import random
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import hydra
@@ -40,21 +43,43 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 from tqdm import tqdm
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from agents import PolicyAgent, make_agent, play_games, wilson_interval
+from agents.arena import Progress
 from agents.card_policy import CardPolicy, card_policy_kwargs
-from agents.selfplay import TrainVecEnv, OpponentPool
+from agents.checkpoints import record_rules, table_id, table_label
+from agents.selfplay import OpponentPool, TrainVecEnv
+from experiments.cli import LOG_NAME, Number, check_numbers, hands_bar, logger, user_errors
 from rummy_env import Rules
 
+log = logger("train")
+NUMBERS = {
+    "train.steps": Number(int, 0), "train.time_limit_min": Number(float, 0, optional=True),
+    "train.seed": Number(int, 0), "train.num_envs": Number(int, 1), "train.win_bonus": Number(float),
+    "train.max_steps": Number(int, 1), "train.torch_threads": Number(int, 1), "train.checkpoint_every": Number(int, 1),
+    "eval.every": Number(int, 0), "eval.games": Number(int, 1), "eval.final_games": Number(int, 1),
+    "eval.seed": Number(int, 0), "eval.max_steps": Number(int, 1),
+    "algo.learning_rate": Number(float, 0), "algo.lr_final_fraction": Number(float, 0), "algo.n_steps": Number(int, 1),
+    "algo.batch_size": Number(int, 1), "algo.n_epochs": Number(int, 1), "algo.gamma": Number(float, 0),
+    "algo.gae_lambda": Number(float, 0), "algo.clip_range": Number(float, 0), "algo.ent_coef": Number(float),
+    "algo.vf_coef": Number(float), "algo.max_grad_norm": Number(float, 0),
+    "algo.target_kl": Number(float, 0, optional=True),
+    "opponents.snapshot_weight": Number(float, 0), "opponents.latest_weight": Number(float, 0),
+    "opponents.pool_size": Number(int, 1), "opponents.snapshot_every": Number(int, 0),
+}
 
-def evaluate(policy, rules: Rules, opponent: str, games: int, seed: int, max_steps: int, deterministic: bool = True) -> dict:
+
+def evaluate(policy, rules: Rules, opponent: str, games: int, seed: int, max_steps: int, deterministic: bool = True,
+             progress: Callable[[Progress], None] | None = None) -> dict:
     """Play ``games`` games of ``policy`` against ``opponent`` in every other seat (learner seat rotates)."""
     learner = PolicyAgent(policy, deterministic=deterministic, name="learner")
     opp = make_agent(opponent, rules, seed=seed)
     n = rules.players
     seats = np.ones((games, n), dtype=np.int64)
     seats[np.arange(games), np.arange(games) % n] = 0
-    res = play_games(rules, [learner, opp], seats, np.arange(games, dtype=np.uint64) + seed, batch=min(games, 500), max_steps=max_steps)
+    deals = np.arange(games, dtype=np.uint64) + seed
+    res = play_games(rules, [learner, opp], seats, deals, batch=min(games, 500), max_steps=max_steps, progress=progress)
     mine = seats == 0
     win = res.win_shares()[mine]
     score = res.scores[mine]
@@ -78,7 +103,9 @@ class TrainCallback(BaseCallback):
     # -- schedule ---------------------------------------------------------------------------------
     def _on_training_start(self) -> None:
         self.t0 = time.time() - self.s["wall_s"]  # wall clock continues across resumes
-        self.bar = tqdm(total=int(self.cfg.train.steps), initial=self.model.num_timesteps, unit="step", unit_scale=True,
+        start, rollout = self.model.num_timesteps, self.model.n_steps * self.training_env.num_envs
+        end = start + math.ceil(max(int(self.cfg.train.steps) - start, 0) / rollout) * rollout  # whole rollouts
+        self.bar = tqdm(total=end, initial=start, unit="step", unit_scale=True,
                         dynamic_ncols=True, smoothing=0.05, mininterval=2.0, desc="train")
 
     def _on_rollout_start(self) -> None:
@@ -88,7 +115,7 @@ class TrainCallback(BaseCallback):
             self.pool.add_snapshot(self.model, steps)
             self.pool.apply(self.training_env)
             self.s["next_snapshot"] = steps + int(self.cfg.opponents.snapshot_every)
-            self.bar.write(f"[{steps:>9}] pool: {self.pool.describe()}")
+            log.info("[%9d] pool: %s", steps, self.pool.describe())
         if self.cfg.eval.every and steps >= self.s["next_eval"] and steps > 0:
             self.run_eval(int(self.cfg.eval.games))
             self.s["next_eval"] = steps + int(self.cfg.eval.every)
@@ -100,7 +127,7 @@ class TrainCallback(BaseCallback):
         self.bar.update(self.training_env.num_envs)
         limit = self.cfg.train.time_limit_min
         if limit and time.time() - self.t0 > 60 * float(limit):
-            self.bar.write(f"[{self.model.num_timesteps:>9}] time limit of {limit} min reached: stopping")
+            log.info("[%9d] time limit of %s min reached: stopping", self.model.num_timesteps, limit)
             return False
         for done, info in zip(self.locals["dones"], self.locals["infos"]):
             if done and "winner" in info:
@@ -125,10 +152,12 @@ class TrainCallback(BaseCallback):
         cfg, rows = self.cfg.eval, []
         t = time.time()
         for opponent in cfg.opponents:
-            row = evaluate(self.model.policy, self.rules, opponent, games, int(cfg.seed), int(cfg.max_steps), bool(cfg.deterministic))
+            name = Path(str(opponent)).stem
+            with hands_bar(games, f"final eval vs {name}", enabled=final) as progress:
+                row = evaluate(self.model.policy, self.rules, opponent, games, int(cfg.seed), int(cfg.max_steps),
+                               bool(cfg.deterministic), progress=progress if final else None)
             row.update(steps=self.model.num_timesteps, wall_s=round(time.time() - self.t0, 1), final=final)
             rows.append(row)
-            name = Path(str(opponent)).stem
             for key in ("win_rate", "ci_low", "ci_high", "score_diff"):
                 self.logger.record(f"eval/{key}_{name}", row[key])
         self.logger.record("eval/seconds", time.time() - t)
@@ -137,8 +166,10 @@ class TrainCallback(BaseCallback):
             writer = csv.DictWriter(f, fieldnames=list(self.s["evals"][0]))
             writer.writeheader()
             writer.writerows(self.s["evals"])
-        self.bar.write(f"[{self.model.num_timesteps:>9}] eval ({time.time() - t:.0f}s): " + ", ".join(
-            f"{Path(str(r['opponent'])).stem} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in rows))
+        results = [f"{Path(str(r['opponent'])).stem} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                   for r in rows]
+        log.info("[%9d] %s (%.0fs): %s", self.model.num_timesteps, "final eval" if final else "eval", time.time() - t,
+                 ", ".join(results))
         return rows
 
     def save_checkpoint(self) -> None:
@@ -235,6 +266,7 @@ def write_report(cfg: DictConfig, out: Path, state: dict, final_rows: list[dict]
 
 
 @hydra.main(config_path="../configs", config_name="train", version_base="1.3")
+@user_errors
 def main(cfg: DictConfig) -> dict:
     """The Hydra entry point: train in the run folder Hydra made."""
     command = "python -m experiments.train " + " ".join(HydraConfig.get().overrides.task)
@@ -243,12 +275,16 @@ def main(cfg: DictConfig) -> dict:
 
 def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     """Train (or resume) in ``out``; returns the final win rate against each evaluation opponent."""
-    torch.set_num_threads(int(cfg.train.torch_threads))
-    out.mkdir(parents=True, exist_ok=True)
-    OmegaConf.save({k: v for k, v in cfg.items() if k != "hydra"}, out / "config.yaml", resolve=True)
+    check_numbers(cfg, NUMBERS)
     rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
     train_rules = rules.replace(reward=cfg.train.reward)
-    steps_total = int(float(cfg.train.steps))
+    for opponent in cfg.eval.opponents:  # a misspelt evaluation opponent fails now, not after training
+        make_agent(str(opponent), rules)
+    torch.set_num_threads(cfg.train.torch_threads)
+    out.mkdir(parents=True, exist_ok=True)
+    OmegaConf.save({k: v for k, v in cfg.items() if k != "hydra"}, out / "config.yaml", resolve=True)
+    steps_total = cfg.train.steps
+    log.info("run folder %s: %s steps on %s", out, f"{steps_total:,}", table_label(rules))
     ckpt = out / "checkpoints"
 
     # 1. the env: a learner seat per game against the opponent pool (or every seat the learner)
@@ -268,7 +304,7 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     resume = str(cfg.train.resume).lower()
     found = (ckpt / "last.zip").exists() and (ckpt / "last_state.pkl").exists()
     if resume == "true" and not found:
-        raise FileNotFoundError(f"train.resume=true but there is no checkpoint in {ckpt}")
+        raise ValueError(f"train.resume=true but there is no checkpoint in {ckpt}")
     state = {"evals": [], "next_eval": int(cfg.eval.every), "next_snapshot": int(opp.snapshot_every),
              "next_checkpoint": int(cfg.train.checkpoint_every), "wall_s": 0.0}
     if found and resume in ("true", "auto"):
@@ -278,9 +314,10 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
         if model.num_timesteps != saved["num_timesteps"]:
             raise RuntimeError(f"checkpoint mismatch: model at {model.num_timesteps} steps, state at {saved['num_timesteps']}")
         state = {k: saved[k] for k in state}
-        print(f"resuming {out} at step {model.num_timesteps:,}")
+        log.info("resuming %s at step %s", out, f"{model.num_timesteps:,}")
     else:
         saved, model = None, build_model(cfg, env, rules, out)
+    record_rules(model, rules)  # every checkpoint names its table
     try:
         import tensorboard  # noqa: F401  (SB3's tensorboard writer needs it)
 
@@ -303,23 +340,36 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     callback = TrainCallback(cfg, out, rules, pool, state)
     callback.init_callback(model)
     start, start_steps = time.time(), model.num_timesteps
-    if steps_total > model.num_timesteps:
-        model.learn(total_timesteps=steps_total - model.num_timesteps, callback=callback,
-                    reset_num_timesteps=False, log_interval=1)
-    train_seconds = time.time() - start
-    model.save(str(out / "final.zip"))
-    if cfg.train.get("latest"):
-        Path(cfg.train.latest).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(out / "final.zip", cfg.train.latest)
+    with logging_redirect_tqdm(loggers=[logging.getLogger(LOG_NAME)]):
+        if steps_total > model.num_timesteps:
+            model.learn(total_timesteps=steps_total - model.num_timesteps, callback=callback,
+                        reset_num_timesteps=False, log_interval=1)
+        train_seconds = time.time() - start
+        model.save(str(out / "final.zip"))
+        latest = latest_path(cfg.train.get("latest"), rules)
+        if latest is not None:
+            latest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(out / "final.zip", latest)
 
-    # 4. final evaluation and report
-    callback.t0 = time.time() - state["wall_s"]
-    final_rows = callback.run_eval(int(cfg.eval.final_games), final=True)
+        # 4. final evaluation and report
+        callback.t0 = time.time() - state["wall_s"]
+        final_rows = callback.run_eval(cfg.eval.final_games, final=True)
     model.logger.dump(model.num_timesteps)
     state["throughput"] = (model.num_timesteps - start_steps) / max(train_seconds, 1e-9)
     write_report(cfg, out, state, final_rows, state["wall_s"], model.num_timesteps, command)
-    print(f"done: {out}\n" + (out / "report.md").read_text())
+    log.info("done: %s\n%s", out, (out / "report.md").read_text())
+    log.info("model written to %s", out / "final.zip")
+    if latest is not None:
+        log.info("latest model for %s: %s", table_label(rules), latest)
     return {r["opponent"]: r["win_rate"] for r in final_rows}
+
+
+def latest_path(latest: str | None, rules: Rules) -> Path | None:
+    """Where the final model is copied: ``train.latest`` for the default table, else ``<stem>-<table id>.zip``."""
+    if not latest:
+        return None
+    path, table = Path(latest), table_id(rules)
+    return path.with_name(f"{path.stem}-{table}{path.suffix}") if table else path
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ def test_resumed_run_equals_an_uninterrupted_one(tmp_path, tiny):
 
 
 def test_resume_true_needs_a_checkpoint(tmp_path, tiny):
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ValueError, match="train.resume=true but there is no checkpoint"):
         train(compose_train(tiny + ["train.steps=512", "train.resume=true"]), tmp_path / "empty")
 
 
