@@ -5,7 +5,8 @@ Options are in ``configs/play.yaml`` (``--help`` lists them): ``players``,
 agent names or MaskablePPO ``.zip`` paths, cycled over them), ``hint`` (an agent whose move is
 shown at each of your decisions), ``seed``, ``record`` (a JSON-lines game record
 to write), ``symbols``, ``reveal``, ``env`` (a rules preset of ``configs/env/``)
-and ``rules.<field>`` (any ``Rules`` field, over the preset).
+and ``rules.<field>`` (any ``Rules`` field, over the preset). A mistake in them
+prints one ``error: ...`` line (``debug=true``: the traceback).
 
 Works with scripted input (``stdin`` not a terminal: each line read is echoed)
 and exits cleanly at the end of the input or on ``quit``.
@@ -23,12 +24,17 @@ import numpy as np
 
 from agents.base import Agent
 from agents.human import HumanAgent, HumanQuit
+from experiments.cli import Number, check_numbers, debugging, report, user_errors
 from rummy_env.actions import PASS, RUMMY, TAKE
 from rummy_env.cards import card_text, counts_to_cards
 from rummy_env.engine import Engine
 from rummy_env.records import RecordWriter
 from rummy_env.render import render_table
 from rummy_env.rules import Rules
+
+
+NUMBERS = {"seed": Number(int, 0, optional=True), "max_steps": Number(int, 1, optional=True),
+           "delay": Number(float, 0, optional=True)}
 
 
 def build_rules(players: int | None, rules: dict[str, Any] | None, preset: dict[str, Any] | None = None) -> Rules:
@@ -223,6 +229,8 @@ def run(cfg: Any, stdin: TextIO | None = None, stdout: TextIO | None = None) -> 
     stdout = stdout or sys.stdout
     get = cfg.get if hasattr(cfg, "get") else lambda k, d=None: getattr(cfg, k, d)
     try:
+        if isinstance(cfg, dict):
+            check_numbers(cfg, {k: v for k, v in NUMBERS.items() if k in cfg})
         preset = (get("env", None) or {}).get("rules")
         rules = build_rules(get("players", None), dict(get("rules", None) or {}), preset)
         seat = get("seat", 0)
@@ -242,8 +250,7 @@ def run(cfg: Any, stdin: TextIO | None = None, stdout: TextIO | None = None) -> 
         if "torch" in sys.modules:  # a checkpoint was loaded: one-game batches need no intra-op threads
             sys.modules["torch"].set_num_threads(1)
     except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        return report(err, debugging(cfg))
     path = get("record", None)
     writer = RecordWriter(str(path), rules, meta={"app": "experiments.play"}) if path else None
     table = Table(
@@ -286,6 +293,7 @@ def _hydra_main() -> None:
     from omegaconf import DictConfig, OmegaConf
 
     @hydra.main(version_base="1.3", config_path="../configs", config_name="play")
+    @user_errors
     def main(cfg: DictConfig) -> None:
         code = run(OmegaConf.to_container(cfg, resolve=True))
         if code:
