@@ -7,7 +7,8 @@ does not depend on the agents built on it.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -27,13 +28,14 @@ class Opponent(Protocol):
 
 def check_opponents(opponents: Sequence[object]) -> list[Opponent]:
     """``opponents`` as a list, or ``ValueError`` naming the first one without the ``Opponent`` interface."""
-    pool = list(opponents)
-    for opponent in pool:
+    pool: list[Opponent] = []
+    for opponent in opponents:
         if not isinstance(opponent, Opponent):
             raise ValueError(
                 f"opponent {opponent!r} is not an agent with act(engine, games, obs, mask) and needs_obs: "
                 "build agents from names or checkpoints with agents.make_agent"
             )
+        pool.append(opponent)
     return pool
 
 
