@@ -134,3 +134,21 @@ def test_gym_env_passes_check_env():
         _, reward, terminated, truncated, _ = env.step(int(random_legal(env.action_masks()[None], rng)[0]))
         done, steps = terminated or truncated, steps + 1
     assert reward in (-1.0, 1.0)
+
+
+class FirstLegal:
+    """An opponent written without the agents package: the lowest legal action."""
+
+    needs_obs = False
+
+    def act(self, engine, games, obs, mask):
+        return np.argmax(mask, axis=1)
+
+
+def test_any_object_with_the_agent_interface_is_an_opponent():
+    env = RummyVecEnv(num_games=2, opponents=[FirstLegal()], learner_seat=0, seed=0)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        env.step(random_legal(env.action_masks(), rng))
+    assert (env.engine.current_player == 0).all() and (env.engine.state.steps > 50).any()
