@@ -1,7 +1,7 @@
 """Shared helpers for the rule test-suite (tests/rules).
 
 Everything here drives ``rummy_env`` only through the public names of
-/work/shared/SPEC.md: ``raw_env``/``env``, ``Rules``, ``reset(options={"scenario":
+docs/api.md: ``raw_env``/``env``, ``Rules``, ``reset(options={"scenario":
 ...})``, ``observe()["action_mask"]``, ``action_to_str``/``action_from_str``,
 ``step``, ``state_dict()``, ``rewards``, ``terminations``, ``agent_selection``.
 """
