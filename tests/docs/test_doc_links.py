@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SKIP_DIRS = {".git", ".venv", "outputs", "multirun", "node_modules", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 TEXT_SUFFIXES = {".py", ".md", ".ipynb", ".yaml", ".yml", ".toml", ".sh", ".txt", ".cfg"}
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(\s*(?P<target><[^>]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\s*\)")
-OUTSIDE = re.compile(r"\.\./+shared/|/work/|(?<![\w.-])shared/(?:RULES|SPEC)\.md")
+OUTSIDE = re.compile(r"\.\./+shared[/]|/work[/]|(?<![\w.-])shared[/](?:RULES|SPEC)\.md")
 
 
 def repo_files(suffixes: set[str]) -> list[Path]:
