@@ -14,8 +14,9 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small matrix products: threads only add contention
 
 import itertools
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import hydra
 import numpy as np
@@ -65,7 +66,7 @@ def schedule(lineups: list[tuple[int, ...]], deals: int, seed: int) -> tuple[np.
     """``(seats [games, N], seeds [games], lineup id [games])``: every line-up, deal and seat rotation."""
     deal_seeds = np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint64)
     games = [(seat, deal, i) for i, lineup in enumerate(lineups) for deal in deal_seeds for seat in rotations(lineup)]
-    seats, seeds, ids = zip(*games)
+    seats, seeds, ids = zip(*games, strict=True)
     return np.array(seats, dtype=np.int64), np.array(seeds, dtype=np.uint64), np.array(ids, dtype=np.int64)
 
 
@@ -78,10 +79,10 @@ def ratings(results: GameResults, names: Sequence[str]) -> pd.DataFrame:
 
     model = PlackettLuce()
     rating = [model.rating(name=name) for name in names]
-    for seats, scores in zip(results.seats, results.scores):
+    for seats, scores in zip(results.seats, results.scores, strict=True):
         teams = model.rate([[rating[a]] for a in seats], scores=[float(x) for x in scores])
         for k in set(seats.tolist()):
-            mine = [team[0] for team, a in zip(teams, seats) if a == k]
+            mine = [team[0] for team, a in zip(teams, seats, strict=True) if a == k]
             mu, sigma = np.mean([r.mu for r in mine]), np.mean([r.sigma for r in mine])
             rating[k] = model.rating(mu=float(mu), sigma=float(sigma), name=names[k])
     table = pd.DataFrame({"agent": list(names), "mu": [r.mu for r in rating], "sigma": [r.sigma for r in rating]})
@@ -130,7 +131,8 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
     lineups = lineups_for(specs, rules.players, explicit)
     seats, seeds, lineup_id = schedule(lineups, int(cfg["deals"]), int(cfg["seed"]))
 
-    recorder = None if record_path is None else RecordWriter(record_path, rules, meta={"app": "evaluate", "seed": cfg["seed"]})
+    meta = {"app": "evaluate", "seed": cfg["seed"]}
+    recorder = None if record_path is None else RecordWriter(record_path, rules, meta=meta)
     with hands_bar(len(seeds), "tournament", enabled=cfg.get("progress", True)) as progress:
         results = play_games(rules, agents, seats, seeds, batch=cfg["batch"], max_steps=cfg["max_steps"],
                              check=bool(cfg["check"]), progress=progress, recorder=recorder)
@@ -171,10 +173,11 @@ def text_table(df: pd.DataFrame) -> str:
     """A plain-text table with the report's number formats, names aligned left and numbers right."""
     cells = {col: [col] + [FORMATS.get(col, "{}").format(v) for v in df[col]] for col in df.columns}
     widths = {col: max(map(len, values)) for col, values in cells.items()}
-    lines = zip(*(
+    columns = [
         [v.rjust(widths[col]) if pd.api.types.is_numeric_dtype(df[col]) else v.ljust(widths[col]) for v in values]
         for col, values in cells.items()
-    ))
+    ]
+    lines = zip(*columns, strict=True)
     return "\n".join("  ".join(line).rstrip() for line in lines)
 
 
@@ -196,8 +199,8 @@ def markdown(tables: dict[str, pd.DataFrame], cfg: dict[str, Any]) -> str:
     return "\n\n".join(
         [
             "# Tournament",
-            f"{len(games)} games ({int(games.truncated.sum())} truncated), seed {cfg['seed']}, "
-            f"rules: {changed or 'defaults'}.",
+            (f"{len(games)} games ({int(games.truncated.sum())} truncated), seed {cfg['seed']}, "
+             f"rules: {changed or 'defaults'}."),
             f"## Agents\n\n{AGENTS_TITLE}.",
             markdown_table(tables["agents"]),
             f"## Line-ups\n\n{LINEUPS_TITLE}.",

@@ -18,7 +18,8 @@ import os
 import secrets
 import sys
 import time
-from typing import Any, Sequence, TextIO
+from collections.abc import Sequence
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -31,7 +32,6 @@ from rummy_env.engine import Engine
 from rummy_env.records import RecordWriter
 from rummy_env.render import render_table
 from rummy_env.rules import Rules
-
 
 NUMBERS = {"seed": Number(int, 0, optional=True), "max_steps": Number(int, 1, optional=True),
            "delay": Number(float, 0, optional=True)}
@@ -61,7 +61,9 @@ def seat_agents(
         raise ValueError(f"seat {bad[0]} is not a seat of a {rules.players}-player table (0..{rules.players - 1})")
     others = [p for p in range(rules.players) if p not in humans]
     if others and not opponents:
-        raise ValueError("agents is empty: name at least one agent for the other seats (random, greedy, strategic or a .zip)")
+        raise ValueError(
+            "agents is empty: name at least one agent for the other seats (random, greedy, strategic or a .zip)"
+        )
     seats: list[Agent | None] = [None] * rules.players
     for p in humans:
         seats[p] = human_factory(p)
