@@ -1,9 +1,9 @@
 """What the three apps share: one ``error: ...`` line for a user's mistake, checked numbers, progress bars.
 
 A ``ValueError`` raised while an app reads its options or runs is a user's mistake (an unknown agent,
-a missing checkpoint, rules out of range, a setting that is not a number): the app prints
-``error: <message>`` on one line to stderr and exits with status 2. ``debug=true`` on the command
-line prints the full Python traceback instead.
+a missing checkpoint, rules out of range, a setting that is not a number), and so is an ``OSError``
+(a file that cannot be written): the app prints ``error: <message>`` on one line to stderr and exits
+with status 2. ``debug=true`` on the command line prints the full Python traceback instead.
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ def debugging(cfg: Any) -> bool:
 
 
 def user_errors(task: Callable[[Any], T]) -> Callable[[Any], T]:
-    """Wrap a Hydra task function: a ``ValueError`` becomes one ``error:`` line and exit status 2."""
+    """Wrap a Hydra task function: a ``ValueError`` or ``OSError`` becomes one ``error:`` line and exit status 2."""
 
     @functools.wraps(task)
     def run(cfg: Any) -> T:
         try:
             return task(cfg)
-        except ValueError as err:
+        except (ValueError, OSError) as err:
             sys.exit(report(err, debugging(cfg)))
 
     return run

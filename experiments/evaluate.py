@@ -124,7 +124,7 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
     returns the ``agents``, ``lineups`` and ``games`` tables."""
     check_numbers(cfg, NUMBERS)
     rules = Rules.from_dict(cfg["rules"])
-    specs = [str(a) for a in cfg["agents"]]
+    specs = [str(a) for a in ([cfg["agents"]] if isinstance(cfg["agents"], str) else cfg["agents"])]
     names = display_names(specs)
     agents = [make_agent(a, rules, cfg["seed"] + k) for k, a in enumerate(specs)]
     explicit = [[str(a) for a in lineup] for lineup in cfg["lineups"]] if cfg.get("lineups") else None

@@ -302,6 +302,8 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
 
     # 2. the model: fresh, or resumed from the run folder's last checkpoint
     resume = str(cfg.train.resume).lower()
+    if resume not in ("auto", "true", "false"):
+        raise ValueError(f"train.resume must be auto, true or false, got {cfg.train.resume!r}")
     found = (ckpt / "last.zip").exists() and (ckpt / "last_state.pkl").exists()
     if resume == "true" and not found:
         raise ValueError(f"train.resume=true but there is no checkpoint in {ckpt}")
