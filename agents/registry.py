@@ -1,4 +1,4 @@
-"""``make_agent``: an agent from a name (``random``, ``greedy``, ``strategic``, ``human``) or a checkpoint path."""
+"""``make_agent``: an agent from a name (random, greedy, strategic, human, search[:options]) or a checkpoint path."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from .greedy import GreedyAgent
 from .human import HumanAgent
 from .policy import PolicyAgent
 from .random_agent import RandomAgent
+from .search import NAME as SEARCH
+from .search import make_search
 from .strategic import StrategicAgent
 
 AGENTS: dict[str, Callable[[int], Agent]] = {
@@ -19,6 +21,7 @@ AGENTS: dict[str, Callable[[int], Agent]] = {
     "greedy": lambda seed: GreedyAgent(seed),
     "strategic": lambda seed: StrategicAgent(seed),
     "human": lambda seed: HumanAgent(),
+    SEARCH: lambda seed: make_search(SEARCH, seed),
 }
 
 
@@ -40,6 +43,8 @@ def make_agent(
     key = str(name_or_path)
     if key in AGENTS:
         return AGENTS[key](seed)
+    if key.startswith(SEARCH + ":"):
+        return make_search(key, seed)
     if key.endswith(".zip") or Path(key).exists():
         return PolicyAgent(key, rules=rules, deterministic=deterministic, seed=seed)
     raise ValueError(f"unknown agent {key!r}: expected one of {', '.join(AGENTS)} or a MaskablePPO .zip checkpoint")

@@ -1,0 +1,267 @@
+"""``search``: determinized Monte Carlo over the batched engine.
+
+At a decision with more than one legal action, the seat takes its candidate
+actions (the ``top`` legal ones by the strategic agent's preferences, or all),
+samples ``K`` deals of what it cannot see (``agents.determinize``), and loads
+every (candidate, deal) pair as a row of one batched ``Engine``: the same deals
+for every candidate (common random numbers). Each row plays its candidate, then
+a fast rollout policy for every seat to the end of the hand; the candidate of
+best mean outcome is played (ties: the prior's order).
+
+Outcome of a row for the searching seat: its hand-score margin over the mean
+opponent, plus ``win_bonus`` times (won - lost) when the game ends in that hand,
+so near the target the choice follows the win probability (with
+``episode="hand"`` every hand decides a game). A rollout still running after
+``depth`` steps is scored as the hand stands (melded points minus cards held).
+
+Budget: ``rollouts`` per decision, shared by the candidates (``K = rollouts //
+candidates``, at least ``min_deals``), deterministic from the agent's seed and
+the game, whatever the batch; or ``ms`` per decision, spent in rounds of
+``min_deals`` deals until the time is up (then it depends on the machine).
+Decisions with one legal action cost nothing. Every game searched in one
+``act`` call shares the engine batch, ``max_rows`` rows at a time.
+
+Name it ``search`` (defaults) or ``search:OPTIONS``, comma-separated: ``64``
+(rollouts), ``50ms`` (time), or ``key=value`` for any ``SearchConfig`` field,
+e.g. ``search:rollouts=128,top=4,rollout=strategic``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+
+from rummy_env.engine import Engine
+from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
+
+from .base import Agent, HeuristicAgent, game_uniforms
+from .determinize import determinize
+from .greedy import GreedyAgent
+from .random_agent import RandomAgent
+from .strategic import StrategicAgent
+
+NAME = "search"
+ROLLOUTS = ("greedy", "strategic", "random")
+_DEAL_SALT, _ROUND_SALT = 0x5EA4C, 0x4A7D5
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Budget and policies of the search agent."""
+
+    rollouts: int = 64  # rollouts per decision, shared by the candidates
+    ms: float | None = None  # milliseconds per decision instead of a rollout count (not reproducible)
+    top: int = 6  # candidates: the top legal actions by the strategic prior (0 = every legal action)
+    min_deals: int = 4  # deals per candidate at least (and per round with ``ms``)
+    rollout: str = "greedy"  # policy of every seat after the candidate: greedy, strategic or random
+    win_bonus: float = 50.0  # added to the margin for a won game (subtracted for a lost one)
+    depth: int = 400  # steps a rollout may take before its hand is scored as it stands
+    max_rows: int = 8192  # engine rows per batch (memory and step cost grow with it)
+
+    def __post_init__(self) -> None:
+        """Check the fields (``ValueError`` naming the bad one)."""
+        for name in ("rollouts", "min_deals", "depth", "max_rows"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"search {name} must be a positive integer, got {value!r}")
+        if isinstance(self.top, bool) or not isinstance(self.top, int) or self.top < 0:
+            raise ValueError(f"search top must be a non-negative integer (0 = all), got {self.top!r}")
+        if self.ms is not None and not self.ms > 0:
+            raise ValueError(f"search ms must be positive or None, got {self.ms!r}")
+        if self.rollout not in ROLLOUTS:
+            raise ValueError(f"search rollout must be one of {', '.join(ROLLOUTS)}, got {self.rollout!r}")
+
+
+def parse_search(spec: str) -> SearchConfig:
+    """The ``SearchConfig`` of a name: ``search``, ``search:64``, ``search:50ms``, ``search:top=4,rollouts=32``."""
+    head, _, options = spec.partition(":")
+    if head != NAME:
+        raise ValueError(f"not a search agent name: {spec!r}")
+    values: dict[str, Any] = {}
+    types = {f.name: f.type for f in fields(SearchConfig)}
+    for item in filter(None, (part.strip() for part in options.split(","))):
+        key, eq, text = item.partition("=")
+        if not eq:
+            key, text = ("ms", item[:-2]) if item.endswith("ms") else ("rollouts", item)
+        if key not in types:
+            raise ValueError(f"unknown search option {key!r} in {spec!r}: expected {', '.join(types)}")
+        values[key] = _option(key, text, spec)
+    return SearchConfig(**values)
+
+
+def _option(key: str, text: str, spec: str) -> Any:
+    if key == "rollout":
+        return text
+    try:
+        number = float(text)
+    except ValueError:
+        raise ValueError(f"search option {key} must be a number, got {text!r} in {spec!r}") from None
+    return number if key in ("ms", "win_bonus") else int(number) if number.is_integer() else number
+
+
+class SearchAgent(Agent):
+    """Determinized Monte Carlo: each candidate action played out over sampled deals of the unseen cards."""
+
+    def __init__(self, seed: int = 0, config: SearchConfig | None = None, **overrides: Any) -> None:
+        self.seed = int(seed)
+        self.config = replace(config or SearchConfig(), **overrides)
+        self.name = NAME if self.config == SearchConfig() else f"{NAME}:{_short(self.config)}"
+        self.prior = StrategicAgent(seed)
+        self.policy = _rollout_agent(self.config.rollout, seed)
+        self._engine: Engine | None = None
+        self.stats = {"decisions": 0, "searched": 0, "rollouts": 0, "seconds": 0.0}
+
+    def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
+        """The candidate of best mean rollout outcome in each game (the only legal action when there is one)."""
+        start = time.perf_counter()
+        games = np.asarray(games, dtype=np.int64)
+        actions = np.argmax(mask, axis=1).astype(np.int64)
+        choose = np.flatnonzero(mask.sum(axis=1) > 1)
+        if len(choose):
+            actions[choose] = self._search(engine, games[choose], mask[choose])
+        self.stats["decisions"] += len(games)
+        self.stats["searched"] += len(choose)
+        self.stats["seconds"] += time.perf_counter() - start
+        return actions
+
+    def _search(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        cfg = self.config
+        candidates = top_candidates(prior_scores(self.prior, engine, games, mask), mask, cfg.top)
+        count = (candidates >= 0).sum(axis=1)
+        if cfg.ms is None:
+            deals = np.maximum(cfg.min_deals, cfg.rollouts // count)
+            totals = self._rollout_round(engine, games, candidates, deals, self.seed + _DEAL_SALT)
+            means = totals / deals[:, None]
+        else:
+            means = self._timed(engine, games, candidates, time.perf_counter() + cfg.ms * len(games) / 1000.0)
+        best = np.argmax(np.where(candidates >= 0, means, -np.inf), axis=1)
+        return candidates[np.arange(len(games)), best]
+
+    def _timed(self, engine: Engine, games: np.ndarray, candidates: np.ndarray, deadline: float) -> np.ndarray:
+        deals = np.full(len(games), self.config.min_deals, dtype=np.int64)
+        totals = np.zeros(candidates.shape, dtype=np.float64)
+        rounds = 0
+        while rounds == 0 or time.perf_counter() < deadline:
+            totals += self._rollout_round(engine, games, candidates, deals, self.seed + _ROUND_SALT * (rounds + 1))
+            rounds += 1
+        return totals / (rounds * deals[:, None])
+
+    def _rollout_round(
+        self, engine: Engine, games: np.ndarray, candidates: np.ndarray, deals: np.ndarray, salt: int
+    ) -> np.ndarray:
+        """``float [n, C]`` summed outcomes of ``deals[i]`` deals of each candidate of each game."""
+        count = (candidates >= 0).sum(axis=1)
+        per_game = count * deals
+        totals = np.zeros(candidates.shape, dtype=np.float64)
+        start = 0
+        while start < len(games):
+            stop = start + max(1, int(np.searchsorted(np.cumsum(per_game[start:]), self.config.max_rows, "right")))
+            part = np.arange(start, stop)
+            totals[part] = self._rollout_batch(engine, games[part], candidates[part], deals[part], salt)
+            start = stop
+        return totals
+
+    def _rollout_batch(
+        self, engine: Engine, games: np.ndarray, candidates: np.ndarray, deals: np.ndarray, salt: int
+    ) -> np.ndarray:
+        spec = engine.spec
+        width = int(deals.max())
+        uniforms = game_uniforms(engine, games, salt, width * (spec.deck_size + 1))
+        positions = determinize(spec, engine.state, games, deals, uniforms.reshape(len(games), width, -1))
+        first = np.cumsum(deals) - deals
+        game_of, cand_of, deal_of = _row_layout(candidates, deals)
+        rows = positions.take(first[game_of] + deal_of)
+        sim = self._sim(engine, len(game_of))
+        idx = np.arange(len(game_of))
+        sim.load_state(idx, rows)
+        seat = engine.state.current[games][game_of].astype(np.int64)
+        outcome = self._play_out(sim, idx, candidates[game_of, cand_of], seat)
+        totals = np.zeros(candidates.shape, dtype=np.float64)
+        np.add.at(totals, (game_of, cand_of), outcome)
+        self.stats["rollouts"] += len(idx)
+        return totals
+
+    def _sim(self, engine: Engine, rows: int) -> Engine:
+        """A cached engine of at least ``rows`` rows under the game's rules."""
+        sim = self._engine
+        if sim is None or sim.rules != engine.rules or sim.num_games < rows:
+            size = max(rows, min(self.config.max_rows, 256))
+            sim = self._engine = Engine(engine.rules, num_games=size, seed=0)
+        return sim
+
+    def _play_out(self, sim: Engine, idx: np.ndarray, first: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """Play ``first`` then the rollout policy to the end of the hand; each row's outcome for ``seat``."""
+        s = sim.state
+        hand_no = s.hand_no[idx].copy()
+        sim.step(first, check=False, games=idx)
+        live = idx[(s.hand_no[idx] == hand_no) & (s.phase[idx] != GAME_OVER)]
+        for _ in range(self.config.depth):
+            if not len(live):
+                break
+            actions = self.policy.act(sim, live, None, sim.legal_mask(live))
+            sim.step(actions, check=False, games=live)
+            live = live[(s.hand_no[live] == hand_no[live]) & (s.phase[live] != GAME_OVER)]
+        return outcome(sim, idx, seat, hand_no, self.config.win_bonus)
+
+
+def outcome(sim: Engine, idx: np.ndarray, seat: np.ndarray, hand_no: np.ndarray, win_bonus: float) -> np.ndarray:
+    """``float [n]`` the seat's hand-score margin over the mean opponent, plus ``win_bonus`` x (won - lost)."""
+    s, spec = sim.state, sim.spec
+    ended = (s.hand_no[idx] != hand_no) | (s.phase[idx] == GAME_OVER)
+    in_hand = (s.hand[idx].astype(np.int64) * spec.table.values).sum(axis=2)
+    scores = np.where(ended[:, None], s.hand_scores[idx], s.melded_points[idx] - in_hand).astype(np.float64)
+    rows = np.arange(len(idx))
+    mine = scores[rows, seat]
+    margin = mine - (scores.sum(axis=1) - mine) / (spec.players - 1)
+    over = s.phase[idx] == GAME_OVER
+    winner = s.winner[idx].astype(np.int64)
+    result = np.where(over & (winner == seat), 1.0, np.where(over & (winner >= 0), -1.0, 0.0))
+    return margin + win_bonus * result
+
+
+def _row_layout(candidates: np.ndarray, deals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(game, candidate, deal)`` of every engine row: each game's candidates, each over its deals."""
+    game, cand = np.nonzero(candidates >= 0)
+    per = deals[game]
+    rows = np.repeat(np.arange(len(game)), per)
+    deal = np.arange(len(rows)) - np.repeat(np.cumsum(per) - per, per)
+    return game[rows], cand[rows], deal
+
+
+def prior_scores(agent: HeuristicAgent, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``float [n, A]`` a heuristic agent's preferences over the actions in each game's phase."""
+    scores = np.zeros(mask.shape, dtype=np.float64)
+    phase = engine.state.phase[games]
+    scorers = ((DRAW_PHASE, agent.score_draw), (PLAY_PHASE, agent.score_play), (RUMMY_PHASE, agent.score_rummy))
+    for value, scorer in scorers:
+        rows = np.flatnonzero(phase == value)
+        if len(rows):
+            scores[rows] = scorer(engine, games[rows], mask[rows])
+    return scores
+
+
+def top_candidates(scores: np.ndarray, mask: np.ndarray, top: int) -> np.ndarray:
+    """``int [n, C]`` each game's legal actions by preference (best first, lowest id on ties), -1 padded."""
+    width = int(mask.sum(axis=1).max()) if top == 0 else min(top, int(mask.sum(axis=1).max()))
+    keyed = np.where(mask, scores, -np.inf)
+    order = np.argsort(-keyed, axis=1, kind="stable")[:, :width]
+    legal = np.take_along_axis(mask, order, axis=1)
+    return np.where(legal, order, -1)
+
+
+def _rollout_agent(name: str, seed: int) -> Agent:
+    return {"greedy": GreedyAgent, "strategic": StrategicAgent, "random": RandomAgent}[name](seed)
+
+
+def _short(config: SearchConfig) -> str:
+    default = SearchConfig()
+    values = [(f.name, getattr(config, f.name)) for f in fields(config)]
+    return ",".join(f"{name}={value}" for name, value in values if value != getattr(default, name))
+
+
+def make_search(spec: str, seed: int = 0) -> SearchAgent:
+    """A search agent from its name (see ``parse_search``), seeded with ``seed``."""
+    return SearchAgent(seed, parse_search(spec))

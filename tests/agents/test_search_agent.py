@@ -1,0 +1,162 @@
+"""The ``search`` agent: its deals respect what the seat has seen, it never reads hidden cards, tiny budgets play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rummy_env
+from agents import make_agent, play_games
+from agents.determinize import determinize, unseen_counts
+from agents.search import SearchAgent, SearchConfig, parse_search
+from rummy_env import Rules
+from rummy_env.cards import NUM_KINDS
+
+TINY = dict(rollouts=8, top=3, min_deals=2, depth=20)
+
+
+def positions(rules: dict, seed: int, count: int, every: int = 3) -> list[dict]:
+    """Mid-hand positions (state_dicts) of a strategic self-play game where the seat to act has a choice."""
+    env = rummy_env.raw_env(rules)
+    env.reset(seed=seed)
+    engine, agent = env.engine, make_agent("strategic")
+    found: list[dict] = []
+    while len(found) < count and not engine.done[0]:
+        mask = engine.legal_mask([0])
+        if mask.sum() > 1 and engine.state.steps[0] % every == 0:
+            found.append(env.state_dict())
+        engine.step(agent.act(engine, np.array([0]), None, mask))
+    return found
+
+
+def load(rules: dict, scenario: dict):
+    """A one-game env in ``scenario`` (its ``seed`` key keeps the game's random stream)."""
+    env = rummy_env.raw_env(rules)
+    env.reset(seed=0, options={"scenario": scenario})
+    return env
+
+
+def redeal_hidden(sd: dict, rng: np.random.Generator) -> dict:
+    """The position with every card the seat to act cannot see shuffled again: opponents' unknown cards, stock."""
+    me = sd["current_player"]
+    pool, keep = list(sd["stock"]), []
+    for p, (hand, known) in enumerate(zip(sd["hands"], sd["known"], strict=True)):
+        held = list(known) if p != me else list(hand)
+        if p != me:
+            rest = list(hand)
+            for card in known:
+                rest.remove(card)
+            pool += rest
+        keep.append(held)
+    rng.shuffle(pool)
+    hands = []
+    for p, hand in enumerate(sd["hands"]):
+        size = len(hand) - len(keep[p]) if p != me else 0
+        hands.append(keep[p] + pool[:size])
+        pool = pool[size:]
+    return {**sd, "hands": hands, "stock": pool}
+
+
+def swap_own_cards(sd: dict, count: int) -> dict:
+    """The position with ``count`` of the acting seat's cards swapped with stock cards (a different own hand)."""
+    me = sd["current_player"]
+    hand, stock = list(sd["hands"][me]), list(sd["stock"])
+    hand[:count], stock[:count] = stock[:count], hand[:count]
+    hands = [hand if p == me else h for p, h in enumerate(sd["hands"])]
+    return {**sd, "hands": hands, "stock": stock, "known": [[] if p == me else k for p, k in enumerate(sd["known"])]}
+
+
+def decide(rules: dict, scenario: dict, seed: int = 5) -> int:
+    env = load(rules, scenario)
+    engine = env.engine
+    return int(SearchAgent(seed, SearchConfig(**TINY)).act(engine, np.array([0]), None, engine.legal_mask([0]))[0])
+
+
+def test_deals_keep_everything_the_seat_has_seen():
+    rules = {"players": 3}
+    every = positions(rules, seed=3, count=40, every=1)
+    sds = [sd for sd in every if any(k for p, k in enumerate(sd["known"]) if p != sd["current_player"])][:6]
+    assert sds, "no opponent holds a known card: the test shows nothing"
+    for sd in sds:
+        engine = load(rules, sd).engine
+        spec, s = engine.spec, engine.state
+        me = int(s.current[0])
+        uniforms = np.random.default_rng(1).random((1, 5, spec.deck_size + 1))
+        deals = determinize(spec, s, np.array([0]), np.array([5]), uniforms)
+        for row in range(5):
+            assert np.array_equal(deals.hand[row, me], s.hand[0, me])
+            assert np.array_equal(deals.hand[row].sum(axis=1), s.hand[0].sum(axis=1))
+            assert (deals.hand[row] >= s.known[0]).all()
+            assert np.array_equal(deals.pile[row], s.pile[0]) and deals.stock_len[row] == s.stock_len[0]
+            stock = np.bincount(deals.stock[row, : deals.stock_len[row]], minlength=NUM_KINDS)
+            pile = np.bincount(deals.pile[row, : deals.pile_len[row]], minlength=NUM_KINDS)
+            total = deals.hand[row].sum(axis=0) + stock + pile + deals.placed[row].sum(axis=0)
+            assert np.array_equal(total, spec.counts)
+        others = [p for p in range(3) if p != me]
+        assert not all(np.array_equal(deals.hand[0, others], deals.hand[r, others]) for r in range(1, 5))
+        assert unseen_counts(spec, s, np.array([0])).sum() == deals.stock_len[0] + sum(
+            len(sd["hands"][p]) - len(sd["known"][p]) for p in others
+        )
+
+
+def test_decision_ignores_hidden_cards_but_not_the_own_hand():
+    rules = {"players": 2, "episode": "hand"}
+    sds = positions(rules, seed=11, count=5)
+    rng = np.random.default_rng(0)
+    changed = 0
+    for sd in sds:
+        action = decide(rules, sd)
+        for _ in range(2):
+            assert decide(rules, redeal_hidden(sd, rng)) == action, "the decision depends on cards the seat cannot see"
+        changed += decide(rules, swap_own_cards(sd, 4)) != action
+    assert changed > 0, "the decision never depends on the own hand: the invariance above proves nothing"
+
+
+def test_search_plays_legal_reproducible_games():
+    rules = Rules(players=2, episode="hand")
+    seats = np.array([[0, 1], [1, 0]])
+    seeds = np.array([3, 3], dtype=np.uint64)
+    search = make_agent("search:8,top=3,min_deals=2,depth=12", rules, 1)
+    runs = [
+        play_games(rules, [search, make_agent("greedy")], seats, seeds, batch=b, max_steps=24, check=True)
+        for b in (1, 2)
+    ]
+    assert np.array_equal(runs[0].scores, runs[1].scores) and np.array_equal(runs[0].steps, runs[1].steps)
+    assert search.stats["rollouts"] > 0
+
+
+def test_one_legal_action_costs_nothing():
+    env = load(
+        {"players": 2},
+        {
+            "hands": [["2H", "3C", "9D"], ["4D", "5D", "6C"]],
+            "dealer": 1,
+            "phase": "draw",
+            "discard": [],
+            "current_player": 0,
+        },
+    )
+    agent = SearchAgent(0, SearchConfig(**TINY))
+    mask = env.engine.legal_mask([0])
+    assert mask.sum() == 1
+    agent.act(env.engine, np.array([0]), None, mask)
+    assert agent.stats["rollouts"] == 0 and agent.stats["decisions"] == 1
+
+
+def test_names_and_budgets():
+    assert make_agent("search").config == SearchConfig()
+    assert parse_search("search:32") == SearchConfig(rollouts=32)
+    assert parse_search("search:50ms,top=0,rollout=random") == SearchConfig(ms=50.0, top=0, rollout="random")
+    assert make_agent("search:top=2", seed=3).name == "search:top=2"
+    for bad in ("search:rollouts=0", "search:depth=x", "search:speed=3", "search:rollout=human", "search:ms=-1"):
+        with pytest.raises(ValueError, match="search"):
+            make_agent(bad)
+
+
+def test_time_budget_plays():
+    rules = {"players": 2}
+    sd = positions(rules, seed=2, count=1)[0]
+    engine = load(rules, sd).engine
+    agent = make_agent("search:5ms,top=2,min_deals=1")
+    action = agent.act(engine, np.array([0]), None, engine.legal_mask([0]))
+    assert engine.legal_mask([0])[0, action[0]] and agent.stats["rollouts"] >= 2
