@@ -39,7 +39,7 @@ def test_lineups_and_rotations():
     assert lineups_for(["s", "g"], 4, [["s", "g", "g", "g"]]) == [(0, 1, 1, 1)]
     assert (0, 0, 0, 1) in lineups_for(["s", "g"], 4, None) and (0, 0, 0, 0) not in lineups_for(["s", "g"], 4, None)
     assert rotations((0, 1, 1, 1)) == [(0, 1, 1, 1), (1, 1, 1, 0), (1, 1, 0, 1), (1, 0, 1, 1)]
-    seats, seeds, ids = schedule([(0, 1)], 3, seed=0)
+    seats, seeds, _ids = schedule([(0, 1)], 3, seed=0)
     assert seats.tolist() == [[0, 1], [1, 0]] * 3 and seeds[0] == seeds[1] != seeds[2]
 
 

@@ -30,7 +30,8 @@ def play(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.Comple
 
 def test_bad_input_is_refused_then_quit(tmp_path):
     record = tmp_path / "quit.jsonl"
-    script = "\n".join(["frobnicate", "99", "0", "discard AC", "take 9", "", "help", "moves", "hint", "1", "quit"]) + "\n"
+    lines = ["frobnicate", "99", "0", "discard AC", "take 9", "", "help", "moves", "hint", "1", "quit"]
+    script = "\n".join(lines) + "\n"
     out = play("seed=3", "hint=strategic", f"record={record}", stdin=script)
     assert out.returncode == 0, out.stderr
     text = out.stdout
@@ -64,7 +65,8 @@ def test_end_of_input_abandons_cleanly():
 
 def test_a_whole_hand_by_numbers_is_recorded_and_replays(tmp_path):
     record = tmp_path / "hand.jsonl"
-    out = play("seed=5", "rules.episode=hand", "show_table=false", "symbols=false", f"record={record}", stdin="1\n" * 400)
+    options = ["seed=5", "rules.episode=hand", "show_table=false", "symbols=false", f"record={record}"]
+    out = play(*options, stdin="1\n" * 400)
     assert out.returncode == 0, out.stderr
     assert "== Hand 1 over:" in out.stdout and "== Game over:" in out.stdout
     assert f"Game record written to {record}" in out.stdout

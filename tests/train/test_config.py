@@ -17,7 +17,8 @@ OPPONENTS = sorted(p.stem for p in (CONFIGS / "opponents").glob("*.yaml"))
 
 
 def test_presets_exist():
-    for name in ("default", "wikipedia", "no_jokers", "five_ten_fifteen", "three_players", "four_players", "six_players"):
+    presets = ("default", "wikipedia", "no_jokers", "five_ten_fifteen", "three_players", "four_players", "six_players")
+    for name in presets:
         assert name in ENVS
     assert {"ppo_card", "ppo_mlp"} <= set(ALGOS)
     assert {"random", "greedy", "strategic", "mixed", "selfplay", "shared"} <= set(OPPONENTS)
@@ -54,7 +55,7 @@ def test_command_line_style_overrides():
     assert cfg.env.rules.players == 4 and cfg.algo.learning_rate == 1e-4 and int(float(cfg.train.steps)) == 5_000_000
 
 
-OWN = [CONFIGS / "train.yaml"] + sorted(p for group in ("env", "algo", "opponents") for p in (CONFIGS / group).glob("*.yaml"))
+OWN = [CONFIGS / "train.yaml", *sorted(p for g in ("env", "algo", "opponents") for p in (CONFIGS / g).glob("*.yaml"))]
 
 
 @pytest.mark.parametrize("path", OWN, ids=lambda p: str(p.relative_to(CONFIGS)))

@@ -9,7 +9,7 @@ from sb3_contrib import MaskablePPO
 
 from agents import make_agent
 from agents.card_policy import CardPolicy, card_policy_kwargs
-from agents.selfplay import TrainVecEnv, OpponentPool
+from agents.selfplay import OpponentPool, TrainVecEnv
 from rummy_env import Rules
 from rummy_env.vector import RummyVecEnv
 
@@ -18,7 +18,10 @@ def random_legal(rng, mask):
     return np.array([rng.choice(np.flatnonzero(row)) for row in mask])
 
 
-@pytest.mark.parametrize("players", [2, pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow), 6])
+SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize("players", [2, pytest.param(3, marks=SLOW), pytest.param(4, marks=SLOW), 6])
 def test_card_policy_picks_legal_actions(players):
     rules = Rules(players=players, reward="score")
     env = TrainVecEnv(8, rules, ["random"], seed=players)
@@ -30,7 +33,7 @@ def test_card_policy_picks_legal_actions(players):
         actions, _ = model.predict(obs, action_masks=mask, deterministic=False)
         assert mask[np.arange(len(actions)), actions].all()
         obs, *_ = env.step(actions)
-    values, log_prob, entropy = model.policy.evaluate_actions(torch.as_tensor(obs), torch.as_tensor(actions),
+    values, log_prob, _entropy = model.policy.evaluate_actions(torch.as_tensor(obs), torch.as_tensor(actions),
                                                               torch.as_tensor(env.action_masks()))
     assert values.shape == (8, 1) and torch.isfinite(log_prob).all()
 
@@ -47,7 +50,7 @@ def test_train_env_matches_reference(players, steps):
         assert (mask == fast.action_masks()).all()
         actions = random_legal(rng, mask)
         a, b = ref.step(actions), fast.step(actions)
-        for x, y in zip(a[:3], b[:3]):
+        for x, y in zip(a[:3], b[:3], strict=True):
             assert (x == y).all()
 
 

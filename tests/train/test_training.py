@@ -30,7 +30,8 @@ def test_tiny_run_checkpoint_plays_legal_moves(tmp_path, tiny):
     overrides = tiny + ["train.steps=1024", "algo=ppo_card", "opponents=selfplay", f"train.latest={latest}"]
     result = train(compose_train(overrides), out)
     assert set(result) == {"random"}
-    for name in ("config.yaml", "eval.csv", "report.md", "final.zip", "checkpoints/last.zip", "checkpoints/last_state.pkl"):
+    files = ("config.yaml", "eval.csv", "report.md", "final.zip", "checkpoints/last.zip", "checkpoints/last_state.pkl")
+    for name in files:
         assert (out / name).exists(), name
     assert latest.read_bytes() == (out / "final.zip").read_bytes()
     assert list((out / "tb").glob("events.out.tfevents.*"))
@@ -65,7 +66,7 @@ def test_resumed_run_equals_an_uninterrupted_one(tmp_path, tiny):
 
 
 def test_resume_true_needs_a_checkpoint(tmp_path, tiny):
-    with pytest.raises(ValueError, match="train.resume=true but there is no checkpoint"):
+    with pytest.raises(ValueError, match=r"train\.resume=true but there is no checkpoint"):
         train(compose_train(tiny + ["train.steps=512", "train.resume=true"]), tmp_path / "empty")
 
 
