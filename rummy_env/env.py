@@ -11,7 +11,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .engine import Engine
+from .engine import GAME_OVER, Engine
 from .engine.observe import obs_layout
 from .render import render_table
 from .rules import Rules
@@ -60,6 +60,9 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(self.rules.players)]
         self.agents = self.possible_agents[:]
         num_actions = self.engine.num_actions
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._seat_index = [np.array([seat]) for seat in range(self.rules.players)]
+        self._no_actions = np.zeros(num_actions, dtype=np.int8)
         obs_dim = obs_layout(self.rules.players, self.spec.copies).size
         self.observation_spaces = {
             agent: spaces.Dict(
@@ -82,10 +85,19 @@ class raw_env(AECEnv, EzPickle):
         return self.action_spaces[agent]
 
     def _seat(self, agent: str) -> int:
-        try:
-            return self.possible_agents.index(agent)
-        except ValueError:
-            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}") from None
+        seat = self._seats.get(agent)
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        return seat
+
+    def _position_changed(self) -> None:
+        """Forget the cached observations and mask; note who acts now (-1 once the game is over)."""
+        self._obs: list[np.ndarray | None] = [None] * self.rules.players
+        self._mask: np.ndarray | None = None
+        state = self.engine.state
+        seat = int(state.current[0])
+        self._acting = -1 if state.phase[0] == GAME_OVER else seat
+        self.agent_selection = self.possible_agents[seat]
 
     def _reset_bookkeeping(self) -> None:
         self.agents = self.possible_agents[:]
@@ -94,7 +106,7 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
-        self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
+        self._position_changed()
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game (from ``seed``), or start from ``options["scenario"]``."""
@@ -114,15 +126,21 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation": float32, "action_mask": int8}`` as ``agent`` sees the table."""
+        """``{"observation": float32, "action_mask": int8}`` as ``agent`` sees the table (fresh copies)."""
         seat = self._seat(agent)
-        obs = self.engine.observe(np.array([seat]))[0]
-        np.clip(obs, -OBS_BOUND, OBS_BOUND, out=obs)
-        if seat == self.engine.current_player[0] and not self.engine.done[0]:
-            mask = self.engine.legal_mask()[0].astype(np.int8)
-        else:
-            mask = np.zeros(self.engine.num_actions, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        obs = self._obs[seat]
+        if obs is None:
+            obs = self.engine.observe(self._seat_index[seat])[0]
+            np.clip(obs, -OBS_BOUND, OBS_BOUND, out=obs)
+            self._obs[seat] = obs
+        mask = self._acting_mask() if seat == self._acting else self._no_actions
+        return {"observation": obs.copy(), "action_mask": mask.copy()}
+
+    def _acting_mask(self) -> np.ndarray:
+        """``int8 [A]`` the legal actions of the seat to act, computed once per position."""
+        if self._mask is None:
+            self._mask = self.engine.legal_mask()[0].astype(np.int8)
+        return self._mask
 
     def step(self, action: int | None) -> None:
         """Play ``action`` (an id) for the agent to act."""
@@ -132,15 +150,18 @@ class raw_env(AECEnv, EzPickle):
             return
         if action is None or isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"illegal action {action!r}: expected an integer action id")
+        action = int(action)
+        legal = 0 <= action < len(self._no_actions) and self._acting_mask()[action]
+        result = self.engine.step(np.array([action]), check=not legal)  # the engine explains an illegal action
         self._cumulative_rewards[agent] = 0.0
-        result = self.engine.step(np.array([int(action)]))
-        self.rewards = {a: float(result.rewards[0, i]) for i, a in enumerate(self.possible_agents)}
+        for name, reward in zip(self.possible_agents, result.rewards[0].tolist(), strict=True):
+            self.rewards[name] = reward
+            self._cumulative_rewards[name] += reward
         if result.done[0] or result.truncated[0]:
             flags = self.terminations if result.done[0] else self.truncations
-            for a in self.agents:
-                flags[a] = True
-        self._accumulate_rewards()
-        self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
+            for name in self.agents:
+                flags[name] = True
+        self._position_changed()
         if self.render_mode == "human":
             self.render()
 
