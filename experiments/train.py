@@ -87,7 +87,8 @@ def evaluate(policy, rules: Rules, opponent: str, games: int, seed: int, max_ste
     low, high = wilson_interval(float(win.sum()), games)
     return {
         "opponent": str(opponent), "games": games, "win_rate": float(win.mean()), "ci_low": low, "ci_high": high,
-        "score_diff": float((score - others).mean()), "truncated": int(res.truncated.sum()), "hands": float(res.hands.mean()),
+        "score_diff": float((score - others).mean()), "truncated": int(res.truncated.sum()),
+        "hands": float(res.hands.mean()),
     }
 
 
@@ -111,7 +112,8 @@ class TrainCallback(BaseCallback):
     def _on_rollout_start(self) -> None:
         """The policy was just updated and the env sits between two rollouts: a clean point for everything."""
         steps = self.model.num_timesteps
-        if self.pool is not None and self.pool.snapshot_weight > 0 and self.cfg.opponents.snapshot_every and steps >= self.s["next_snapshot"]:
+        snapshots = self.pool is not None and self.pool.snapshot_weight > 0 and self.cfg.opponents.snapshot_every
+        if snapshots and steps >= self.s["next_snapshot"]:
             self.pool.add_snapshot(self.model, steps)
             self.pool.apply(self.training_env)
             self.s["next_snapshot"] = steps + int(self.cfg.opponents.snapshot_every)
@@ -129,7 +131,7 @@ class TrainCallback(BaseCallback):
         if limit and time.time() - self.t0 > 60 * float(limit):
             log.info("[%9d] time limit of %s min reached: stopping", self.model.num_timesteps, limit)
             return False
-        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
             if done and "winner" in info:
                 self.games += 1
                 self.wins += float(info["winner"] == info["seat"])
@@ -182,7 +184,8 @@ class TrainCallback(BaseCallback):
             "last_obs": self.model._last_obs,
             "last_episode_starts": self.model._last_episode_starts,
             "env": self.training_env.get_state(),
-            "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
+            "rng": {"python": random.getstate(), "numpy": np.random.get_state(),  # noqa: NPY002 (SB3 seeds it)
+                    "torch": torch.get_rng_state()},
         }
         self.model.save(str(self.ckpt / "last.tmp.zip"))
         with open(self.ckpt / "last_state.tmp.pkl", "wb") as f:
@@ -228,30 +231,33 @@ def build_model(cfg: DictConfig, env, rules: Rules, out: Path | None = None) -> 
     )
 
 
-def write_report(cfg: DictConfig, out: Path, state: dict, final_rows: list[dict], seconds: float, steps: int, command: str) -> None:
+def write_report(
+    cfg: DictConfig, out: Path, state: dict, final_rows: list[dict], seconds: float, steps: int, command: str
+) -> None:
     """Write report.md: the run, the final evaluation and the learning curve."""
     periodic = [r for r in state["evals"] if not r["final"]]
+    policy_kwargs = {k: v for k, v in cfg.algo.policy_kwargs.items() if v is not None}
     lines = [
         f"# Training report: {cfg.env.name} / {cfg.algo.name} / opponents {cfg.opponents.name}, seed {cfg.train.seed}",
         "",
         f"Command: `{command}`",
         "",
-        f"- env steps (learner decisions): {steps:,}; wall time {seconds / 60:.1f} min; "
-        f"{steps / max(seconds, 1e-9):,.0f} steps/s overall (evaluations included), "
-        f"{state.get('throughput', 0):,.0f} steps/s in the last training session (periodic evaluations included)",
+        (f"- env steps (learner decisions): {steps:,}; wall time {seconds / 60:.1f} min; "
+         f"{steps / max(seconds, 1e-9):,.0f} steps/s overall (evaluations included), "
+         f"{state.get('throughput', 0):,.0f} steps/s in the last training session (periodic evaluations included)"),
         f"- rules: `{dict(cfg.env.rules)}`; training reward `{cfg.train.reward}` (+ win bonus {cfg.train.win_bonus})",
-        f"- policy `{cfg.algo.policy}` `{ {k: v for k, v in cfg.algo.policy_kwargs.items() if v is not None} }`; lr {cfg.algo.learning_rate}, "
-        f"{cfg.train.num_envs} envs x {cfg.algo.n_steps} steps, batch {cfg.algo.batch_size}, {cfg.algo.n_epochs} epochs",
-        f"- opponents `{cfg.opponents.name}`: heuristics {dict(cfg.opponents.heuristics)}, snapshots "
-        f"{cfg.opponents.snapshot_weight}, live learner {cfg.opponents.latest_weight}",
+        (f"- policy `{cfg.algo.policy}` `{policy_kwargs}`; lr {cfg.algo.learning_rate}, {cfg.train.num_envs} envs "
+         f"x {cfg.algo.n_steps} steps, batch {cfg.algo.batch_size}, {cfg.algo.n_epochs} epochs"),
+        (f"- opponents `{cfg.opponents.name}`: heuristics {dict(cfg.opponents.heuristics)}, snapshots "
+         f"{cfg.opponents.snapshot_weight}, live learner {cfg.opponents.latest_weight}"),
         "",
         "## Final evaluation (wins of games to the target score, Wilson 95% CI)",
         "",
         "| opponent | games | win rate | 95% CI | mean score diff |",
         "|---|---|---|---|---|",
     ]
-    for r in final_rows:
-        lines.append(f"| {r['opponent']} | {r['games']} | {r['win_rate']:.3f} | [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {r['score_diff']:+.1f} |")
+    lines += [f"| {r['opponent']} | {r['games']} | {r['win_rate']:.3f} | [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | "
+              f"{r['score_diff']:+.1f} |" for r in final_rows]
     if periodic:
         opponents = list(dict.fromkeys(r["opponent"] for r in periodic))
         points: dict[int, dict] = {}
@@ -261,7 +267,8 @@ def write_report(cfg: DictConfig, out: Path, state: dict, final_rows: list[dict]
                   "| steps | minutes | " + " | ".join(f"vs {o}" for o in opponents) + " |",
                   "|---" * (len(opponents) + 2) + "|"]
         for steps, row in sorted(points.items()):
-            lines.append(f"| {steps:,} | {row['wall_s'] / 60:.1f} | " + " | ".join(f"{row.get(o, float('nan')):.3f}" for o in opponents) + " |")
+            rates = " | ".join(f"{row.get(o, float('nan')):.3f}" for o in opponents)
+            lines.append(f"| {steps:,} | {row['wall_s'] / 60:.1f} | {rates} |")
     (out / "report.md").write_text("\n".join(lines) + "\n")
 
 
@@ -314,7 +321,9 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
             saved = pickle.load(f)
         model = MaskablePPO.load(str(ckpt / "last.zip"), env=env, device=cfg.train.device)
         if model.num_timesteps != saved["num_timesteps"]:
-            raise RuntimeError(f"checkpoint mismatch: model at {model.num_timesteps} steps, state at {saved['num_timesteps']}")
+            raise RuntimeError(
+                f"checkpoint mismatch: model at {model.num_timesteps} steps, state at {saved['num_timesteps']}"
+            )
         state = {k: saved[k] for k in state}
         log.info("resuming %s at step %s", out, f"{model.num_timesteps:,}")
     else:
@@ -335,7 +344,7 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
         env.set_state(saved["env"])
         model._last_obs, model._last_episode_starts = saved["last_obs"], saved["last_episode_starts"]
         random.setstate(saved["rng"]["python"])
-        np.random.set_state(saved["rng"]["numpy"])
+        np.random.set_state(saved["rng"]["numpy"])  # noqa: NPY002 (the global RNG SB3 seeds)
         torch.set_rng_state(saved["rng"]["torch"])
 
     # 3. train: the callback checkpoints, snapshots and evaluates between rollouts
