@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 
 import rummy_env
 from agents import make_agent, play_games
 from agents.determinize import determinize, unseen_counts
 from agents.search import SearchAgent, SearchConfig, parse_search
+from experiments.evaluate import run_tournament
 from rummy_env import Rules
 from rummy_env.cards import NUM_KINDS
 
@@ -160,3 +165,16 @@ def test_time_budget_plays():
     agent = make_agent("search:5ms,top=2,min_deals=1")
     action = agent.act(engine, np.array([0]), None, engine.legal_mask([0]))
     assert engine.legal_mask([0])[0, action[0]] and agent.stats["rollouts"] >= 2
+
+
+def test_evaluate_plays_search_with_its_budget():
+    root = Path(__file__).resolve().parents[2]
+    with initialize_config_dir(config_dir=str(root / "configs"), version_base=None):
+        cfg = compose(
+            "evaluate_search", overrides=["deals=1", "progress=false", 'agents=["search:4,top=2,depth=6",greedy]']
+        )
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    plain.pop("hydra", None)
+    tables = run_tournament(plain)
+    assert set(tables["agents"].agent) == {"search:4,top=2,depth=6", "greedy"}
+    assert len(tables["games"]) == 2 and (tables["games"].hands == 1).all()
