@@ -5,8 +5,10 @@ actions (the ``top`` legal ones by the strategic agent's preferences, or all),
 samples ``K`` deals of what it cannot see (``agents.determinize``), and loads
 every (candidate, deal) pair as a row of one batched ``Engine``: the same deals
 for every candidate (common random numbers). Each row plays its candidate, then
-a fast rollout policy for every seat to the end of the hand; the candidate of
-best mean outcome is played (ties: the prior's order).
+a fast rollout policy for every seat to the end of the hand. The prior's first
+candidate is played unless another one's mean outcome beats it by more than
+``confidence`` standard errors of their paired difference (deal by deal); among
+those, the best gain after that discount (ties: the prior's order).
 
 Outcome of a row for the searching seat: its hand-score margin over the mean
 opponent, plus ``win_bonus`` times (won - lost) when the game ends in that hand,
@@ -58,6 +60,7 @@ class SearchConfig:
     min_deals: int = 4  # deals per candidate at least (and per round with ``ms``)
     rollout: str = "greedy"  # policy of every seat after the candidate: greedy, strategic or random
     win_bonus: float = 50.0  # added to the margin for a won game (subtracted for a lost one)
+    confidence: float = 1.0  # leave the prior's choice only for a gain this many standard errors above zero
     depth: int = 400  # steps a rollout may take before its hand is scored as it stands
     max_rows: int = 8192  # engine rows per batch (memory and step cost grow with it)
 
@@ -69,6 +72,8 @@ class SearchConfig:
                 raise ValueError(f"search {name} must be a positive integer, got {value!r}")
         if isinstance(self.top, bool) or not isinstance(self.top, int) or self.top < 0:
             raise ValueError(f"search top must be a non-negative integer (0 = all), got {self.top!r}")
+        if not self.confidence >= 0:
+            raise ValueError(f"search confidence must be non-negative, got {self.confidence!r}")
         if self.ms is not None and not self.ms > 0:
             raise ValueError(f"search ms must be positive or None, got {self.ms!r}")
         if self.rollout not in ROLLOUTS:
@@ -99,7 +104,7 @@ def _option(key: str, text: str, spec: str) -> Any:
         number = float(text)
     except ValueError:
         raise ValueError(f"search option {key} must be a number, got {text!r} in {spec!r}") from None
-    return number if key in ("ms", "win_bonus") else int(number) if number.is_integer() else number
+    return number if key in ("ms", "win_bonus", "confidence") else int(number) if number.is_integer() else number
 
 
 class SearchAgent(Agent):
@@ -133,36 +138,35 @@ class SearchAgent(Agent):
         count = (candidates >= 0).sum(axis=1)
         if cfg.ms is None:
             deals = np.maximum(cfg.min_deals, cfg.rollouts // count)
-            totals = self._rollout_round(engine, games, candidates, deals, self.seed + _DEAL_SALT)
-            means = totals / deals[:, None]
+            sums = self._rollout_round(engine, games, candidates, deals, self.seed + _DEAL_SALT)
         else:
-            means = self._timed(engine, games, candidates, time.perf_counter() + cfg.ms * len(games) / 1000.0)
-        best = np.argmax(np.where(candidates >= 0, means, -np.inf), axis=1)
+            sums = self._timed(engine, games, candidates, time.perf_counter() + cfg.ms * len(games) / 1000.0)
+        best = np.argmax(np.where(candidates >= 0, choice_scores(sums, cfg.confidence), -np.inf), axis=1)
         return candidates[np.arange(len(games)), best]
 
     def _timed(self, engine: Engine, games: np.ndarray, candidates: np.ndarray, deadline: float) -> np.ndarray:
         deals = np.full(len(games), self.config.min_deals, dtype=np.int64)
-        totals = np.zeros(candidates.shape, dtype=np.float64)
+        sums = np.zeros((3, *candidates.shape), dtype=np.float64)
         rounds = 0
         while rounds == 0 or time.perf_counter() < deadline:
-            totals += self._rollout_round(engine, games, candidates, deals, self.seed + _ROUND_SALT * (rounds + 1))
+            sums += self._rollout_round(engine, games, candidates, deals, self.seed + _ROUND_SALT * (rounds + 1))
             rounds += 1
-        return totals / (rounds * deals[:, None])
+        return sums
 
     def _rollout_round(
         self, engine: Engine, games: np.ndarray, candidates: np.ndarray, deals: np.ndarray, salt: int
     ) -> np.ndarray:
-        """``float [n, C]`` summed outcomes of ``deals[i]`` deals of each candidate of each game."""
+        """``float [3, n, C]`` deals, summed outcomes and summed squared differences to candidate 0, per candidate."""
         count = (candidates >= 0).sum(axis=1)
         per_game = count * deals
-        totals = np.zeros(candidates.shape, dtype=np.float64)
+        sums = np.zeros((3, *candidates.shape), dtype=np.float64)
         start = 0
         while start < len(games):
             stop = start + max(1, int(np.searchsorted(np.cumsum(per_game[start:]), self.config.max_rows, "right")))
             part = np.arange(start, stop)
-            totals[part] = self._rollout_batch(engine, games[part], candidates[part], deals[part], salt)
+            sums[:, part] = self._rollout_batch(engine, games[part], candidates[part], deals[part], salt)
             start = stop
-        return totals
+        return sums
 
     def _rollout_batch(
         self, engine: Engine, games: np.ndarray, candidates: np.ndarray, deals: np.ndarray, salt: int
@@ -179,10 +183,13 @@ class SearchAgent(Agent):
         sim.load_state(idx, rows)
         seat = engine.state.current[games][game_of].astype(np.int64)
         outcome = self._play_out(sim, idx, candidates[game_of, cand_of], seat)
-        totals = np.zeros(candidates.shape, dtype=np.float64)
-        np.add.at(totals, (game_of, cand_of), outcome)
         self.stats["rollouts"] += len(idx)
-        return totals
+        table = np.zeros((*candidates.shape, width), dtype=np.float64)
+        table[game_of, cand_of, deal_of] = outcome
+        played = np.zeros(table.shape, dtype=bool)
+        played[game_of, cand_of, deal_of] = True
+        diff = np.where(played, table - table[:, :1], 0.0)
+        return np.stack([played.sum(axis=2), table.sum(axis=2), (diff * diff).sum(axis=2)])
 
     def _sim(self, engine: Engine, rows: int) -> Engine:
         """A cached engine of at least ``rows`` rows under the game's rules."""
@@ -205,6 +212,19 @@ class SearchAgent(Agent):
             sim.step(actions, check=False, games=live)
             live = live[(s.hand_no[live] == hand_no[live]) & (s.phase[live] != GAME_OVER)]
         return outcome(sim, idx, seat, hand_no, self.config.win_bonus)
+
+
+def choice_scores(sums: np.ndarray, confidence: float) -> np.ndarray:
+    """``float [n, C]`` each candidate's mean gain over candidate 0 less ``confidence`` standard errors (0 for it).
+
+    ``sums`` holds deals, summed outcomes and summed squared paired differences to
+    candidate 0 (the same deals for every candidate), as ``_rollout_round`` returns.
+    """
+    deals, totals, squares = np.maximum(sums[0], 1.0), sums[1], sums[2]
+    means = totals / deals
+    gain = means - means[:, :1]
+    spread = np.sqrt(np.maximum(squares / deals - gain * gain, 0.0) / deals)
+    return gain - confidence * spread
 
 
 def outcome(sim: Engine, idx: np.ndarray, seat: np.ndarray, hand_no: np.ndarray, win_bonus: float) -> np.ndarray:
