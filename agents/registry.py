@@ -45,6 +45,11 @@ def make_agent(
         return AGENTS[key](seed)
     if key.startswith(SEARCH + ":"):
         return make_search(key, seed)
+    if key.startswith("rllib:") or (Path(key) / "rllib_checkpoint.json").exists():
+        from .rllib_agent import RLlibAgent  # the rllib extra: ray is imported only for RLlib checkpoints
+
+        return RLlibAgent(key, rules=rules, deterministic=deterministic, seed=seed)
     if key.endswith(".zip") or Path(key).exists():
         return PolicyAgent(key, rules=rules, deterministic=deterministic, seed=seed)
-    raise ValueError(f"unknown agent {key!r}: expected one of {', '.join(AGENTS)} or a MaskablePPO .zip checkpoint")
+    raise ValueError(f"unknown agent {key!r}: expected one of {', '.join(AGENTS)}, a MaskablePPO .zip checkpoint "
+                     "or rllib:<RLlib checkpoint folder>")

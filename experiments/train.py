@@ -29,6 +29,7 @@ import math
 import os
 import pickle
 import random
+import re
 import shutil
 import time
 from collections.abc import Callable
@@ -280,9 +281,18 @@ def main(cfg: DictConfig) -> dict:
     return train(cfg, Path(HydraConfig.get().runtime.output_dir), command)
 
 
+def check_device(device: str) -> None:
+    """Refuse a ``train.device`` other than auto, cpu or cuda[:N], and cuda where torch sees no GPU."""
+    if not re.fullmatch(r"auto|cpu|cuda(:\d+)?", device):
+        raise ValueError(f"train.device must be auto, cpu or cuda[:N], got {device!r}")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"train.device={device} but torch sees no GPU (torch {torch.__version__}); use auto or cpu")
+
+
 def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     """Train (or resume) in ``out``; returns the final win rate against each evaluation opponent."""
     check_numbers(cfg, NUMBERS)
+    check_device(str(cfg.train.device))
     rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
     train_rules = rules.replace(reward=cfg.train.reward)
     for opponent in cfg.eval.opponents:  # a misspelt evaluation opponent fails now, not after training

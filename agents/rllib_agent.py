@@ -1,0 +1,196 @@
+"""Ray RLlib pieces: the PettingZoo env for RLlib, a masked PPO RLModule, fixed heuristic modules and an agent.
+
+``RummyRLlibEnv`` is RLlib's ``PettingZooEnv`` over ``rummy_env.raw_env`` (reseeded per episode from one
+seed) that can add, for every observation, the action a heuristic would play there (``hint_<k>``);
+``HintModule`` plays that action, so greedy or strategic seats are ordinary fixed RLlib policies.
+``MaskedPPOModule`` is RLlib's default PPO module on the ``observation`` entry with the logits of
+illegal actions pushed to the float minimum, as in RLlib's action-masking example. ``RLlibAgent`` plays
+a trained module (or a checkpoint: ``make_agent("rllib:<dir>")``) on the batched engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.rl_module import RLModule
+from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+from rummy_env.engine import Engine
+from rummy_env.env import OBS_BOUND, raw_env
+from rummy_env.rules import Rules
+
+from .base import Agent
+
+LEARNER = "learner"  # module id of the trained (shared) policy
+OBS_KEY, MASK_KEY = "observation", "action_mask"
+RLLIB_PREFIX = "rllib:"
+CHECKPOINT_MARKER = "rllib_checkpoint.json"  # written by RLlib in every checkpoint folder
+
+
+def hint_key(k: int) -> str:
+    """The observation entry holding the action of the ``k``-th hinting heuristic."""
+    return f"hint_{k}"
+
+
+class RummyRLlibEnv(PettingZooEnv):
+    """``PettingZooEnv(raw_env(...))`` with per-episode seeds drawn from the first seed and optional heuristic hints.
+
+    ``config``: ``rules`` (a ``Rules`` dict), ``max_steps`` (truncation), ``hints`` (agent names for
+    ``make_agent``; observation entry ``hint_<k>`` is what the ``k``-th would play), ``seed``.
+    """
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        from .registry import make_agent
+
+        config = dict(config or {})
+        rules = Rules.from_dict(dict(config.get("rules") or {}))
+        seed = int(config.get("seed", 0))
+        self.hints = [make_agent(str(name), rules, seed=seed + k) for k, name in enumerate(config.get("hints") or [])]
+        super().__init__(raw_env(rules, max_steps=config.get("max_steps")))
+        self.rng = np.random.default_rng(seed)
+        n = self.env.engine.num_actions
+        extra = {hint_key(k): spaces.Box(0, n - 1, shape=(1,), dtype=np.int64) for k in range(len(self.hints))}
+        self.observation_spaces = {a: spaces.Dict({**s.spaces, **extra}) for a, s in self.observation_spaces.items()}
+        self.observation_space = spaces.Dict(self.observation_spaces)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Deal a new game; a ``seed`` restarts the stream of deal seeds."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        obs, infos = super().reset(seed=int(self.rng.integers(2**63)), options=options)
+        return self._hinted(obs), infos
+
+    def step(self, action: dict) -> tuple[dict, dict, dict, dict, dict]:
+        """Play the acting agent's action; observations gain the heuristics' hints."""
+        obs, rewards, terminated, truncated, infos = super().step(action)
+        return self._hinted(obs), rewards, terminated, truncated, infos
+
+    def _hinted(self, obs: dict) -> dict:
+        if not self.hints:
+            return obs
+        engine = self.env.engine
+        for agent_obs in obs.values():
+            mask = agent_obs[MASK_KEY].astype(bool)[None]
+            legal = mask.any()
+            for k, hint in enumerate(self.hints):
+                action = hint.act(engine, np.zeros(1, np.int64), agent_obs[OBS_KEY][None], mask)[0] if legal else 0
+                agent_obs[hint_key(k)] = np.array([action], dtype=np.int64)
+        return obs
+
+
+def split_mask(batch: dict) -> tuple[Any, dict]:
+    """``(action mask, batch whose observation is the plain vector)``; a plain batch passes with mask ``None``."""
+    obs = batch[Columns.OBS]
+    if not isinstance(obs, Mapping):
+        return None, batch
+    return obs[MASK_KEY], {**batch, Columns.OBS: obs[OBS_KEY]}
+
+
+def mask_logits(out: dict, mask: Any) -> dict:
+    """Push the logits of illegal actions to the float minimum (sampling and argmax then skip them)."""
+    if mask is not None:
+        logits = out[Columns.ACTION_DIST_INPUTS]
+        out[Columns.ACTION_DIST_INPUTS] = torch.where(mask.bool(), logits, torch.full_like(logits, FLOAT_MIN))
+    return out
+
+
+class MaskedPPOModule(DefaultPPOTorchRLModule):
+    """RLlib's default PPO module over the ``observation`` entry, with ``action_mask`` applied to the logits."""
+
+    def __init__(self, *, observation_space: spaces.Space | None = None, **kwargs: Any) -> None:
+        if not isinstance(observation_space, spaces.Dict) or not {OBS_KEY, MASK_KEY} <= set(observation_space.spaces):
+            raise ValueError(f"MaskedPPOModule needs a Dict observation space with {OBS_KEY!r} and {MASK_KEY!r}, "
+                             f"got {observation_space}")
+        self.full_observation_space = observation_space
+        super().__init__(observation_space=observation_space[OBS_KEY], **kwargs)
+
+    def setup(self) -> None:
+        """Build the networks for the plain observation, then expose the full (masked) space."""
+        super().setup()
+        self.observation_space = self.full_observation_space
+
+    def _forward(self, batch: dict, **kwargs: Any) -> dict:
+        mask, batch = split_mask(batch)
+        return mask_logits(super()._forward(batch, **kwargs), mask)
+
+    def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
+        mask, batch = split_mask(batch)
+        return mask_logits(super()._forward_train(batch, **kwargs), mask)
+
+    def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
+        """State values (for GAE and the value loss) from the plain observation."""
+        return super().compute_values(split_mask(batch)[1], embeddings)
+
+
+class HintModule(RLModule):
+    """A fixed policy: plays the heuristic action the env wrote under ``model_config["hint"]``."""
+
+    def _forward(self, batch: dict, **kwargs: Any) -> dict:
+        hint = batch[Columns.OBS][self.model_config["hint"]]
+        return {Columns.ACTIONS: np.asarray(hint).reshape(-1).astype(np.int64)}
+
+    def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
+        raise NotImplementedError("HintModule is a fixed policy: leave it out of policies_to_train")
+
+
+def module_path(path: str | Path) -> Path:
+    """The trained module's folder inside an algorithm checkpoint (or ``path`` itself if it is a module folder)."""
+    path = Path(str(path).removeprefix(RLLIB_PREFIX))
+    inner = path / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE / LEARNER
+    if inner.is_dir():
+        return inner
+    if (path / CHECKPOINT_MARKER).exists() and (path / "module_state.pkl").exists():
+        return path
+    raise ValueError(f"no RLlib checkpoint with a {LEARNER!r} module at {str(path)!r}")
+
+
+def is_rllib_checkpoint(name: str) -> bool:
+    """Whether ``name`` is ``rllib:<dir>`` or a folder RLlib wrote a checkpoint into."""
+    return name.startswith(RLLIB_PREFIX) or (Path(name) / CHECKPOINT_MARKER).exists()
+
+
+class RLlibAgent(Agent):
+    """A trained ``MaskedPPOModule`` (or an RLlib checkpoint of one): the most likely legal action, or a sample."""
+
+    needs_obs = True
+
+    def __init__(self, module: RLModule | str | Path, rules: Rules | None = None, deterministic: bool = True,
+                 seed: int = 0, name: str | None = None) -> None:
+        if not isinstance(module, RLModule):
+            module = RLModule.from_checkpoint(module_path(module))
+        self.module = module
+        self.deterministic = deterministic
+        self.generator = torch.Generator().manual_seed(seed)
+        self.name = name or "rllib"
+        if rules is not None:
+            self._check_shapes(Engine(rules, num_games=1, seed=0))
+
+    def _check_shapes(self, engine: Engine) -> None:
+        space = getattr(self.module, "full_observation_space", self.module.observation_space)
+        obs_shape, actions = tuple(space[OBS_KEY].shape), int(self.module.action_space.n)
+        if obs_shape != (engine.obs_dim,) or actions != engine.num_actions:
+            raise ValueError(f"RLlib module {self.name!r} expects observations {obs_shape} and {actions} actions, "
+                             f"but these rules give ({engine.obs_dim},) and {engine.num_actions}: "
+                             "it was trained for another table")
+
+    def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
+        """One forward pass over all the acting seats, then argmax (or sample) among the legal actions."""
+        if obs is None:
+            obs = engine.observe()[np.asarray(games, dtype=np.int64)]
+        batch = {Columns.OBS: {OBS_KEY: torch.as_tensor(np.clip(obs, -OBS_BOUND, OBS_BOUND), dtype=torch.float32),
+                               MASK_KEY: torch.as_tensor(np.asarray(mask, dtype=bool))}}
+        with torch.no_grad():
+            logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+        if self.deterministic:
+            return logits.argmax(dim=1).numpy().astype(np.int64)
+        probs = torch.softmax(logits, dim=1)
+        return torch.multinomial(probs, 1, generator=self.generator).reshape(-1).numpy().astype(np.int64)
