@@ -1,7 +1,8 @@
 """``search``: determinized Monte Carlo over the batched engine.
 
 At a decision with more than one legal action, the seat takes its candidate
-actions (the ``top`` legal ones by the strategic agent's preferences, or all),
+actions (``top`` legal ones, or all: the strategic agent's favourite of each
+kind, e.g. best meld, best lay-off, best discard, then its next preferences),
 samples ``K`` deals of what it cannot see (``agents.determinize``), and loads
 every (candidate, deal) pair as a row of one batched ``Engine``: the same deals
 for every candidate (common random numbers). Each row plays its candidate, then
@@ -36,11 +37,14 @@ from typing import Any
 
 import numpy as np
 
+from rummy_env.actions import DISCARD
 from rummy_env.engine import Engine
+from rummy_env.engine.masks import acting_hand
 from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
 
-from .base import Agent, HeuristicAgent, game_uniforms
+from .base import Agent, game_uniforms
 from .determinize import determinize
+from .features import plan_acting
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
 from .strategic import StrategicAgent
@@ -134,7 +138,8 @@ class SearchAgent(Agent):
 
     def _search(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         cfg = self.config
-        candidates = top_candidates(prior_scores(self.prior, engine, games, mask), mask, cfg.top)
+        prior = prior_scores(self.prior, engine, games, mask)
+        candidates = top_candidates(prior, mask, engine.spec.layout.kind, cfg.top)
         count = (candidates >= 0).sum(axis=1)
         if cfg.ms is None:
             deals = np.maximum(cfg.min_deals, cfg.rollouts // count)
@@ -251,25 +256,42 @@ def _row_layout(candidates: np.ndarray, deals: np.ndarray) -> tuple[np.ndarray, 
     return game[rows], cand[rows], deal
 
 
-def prior_scores(agent: HeuristicAgent, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``float [n, A]`` a heuristic agent's preferences over the actions in each game's phase."""
+def prior_scores(agent: StrategicAgent, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``float [n, A]`` the strategic agent's preferences in each game's phase, every discard scored in play."""
+    spec, s = engine.spec, engine.state
     scores = np.zeros(mask.shape, dtype=np.float64)
-    phase = engine.state.phase[games]
+    phase = s.phase[games]
     scorers = ((DRAW_PHASE, agent.score_draw), (PLAY_PHASE, agent.score_play), (RUMMY_PHASE, agent.score_rummy))
     for value, scorer in scorers:
         rows = np.flatnonzero(phase == value)
         if len(rows):
             scores[rows] = scorer(engine, games[rows], mask[rows])
+    rows = np.flatnonzero(phase == PLAY_PHASE)
+    if len(rows):
+        hand = acting_hand(s, games[rows]).astype(np.int16)
+        rest = plan_acting(spec, s, games[rows]).rest
+        scores[rows, spec.layout.block(DISCARD)] = agent.discard_scores(spec, s, games[rows], hand, rest)
     return scores
 
 
-def top_candidates(scores: np.ndarray, mask: np.ndarray, top: int) -> np.ndarray:
-    """``int [n, C]`` each game's legal actions by preference (best first, lowest id on ties), -1 padded."""
-    width = int(mask.sum(axis=1).max()) if top == 0 else min(top, int(mask.sum(axis=1).max()))
+def top_candidates(scores: np.ndarray, mask: np.ndarray, kinds: np.ndarray, top: int) -> np.ndarray:
+    """``int [n, C]`` legal actions to search, -1 padded: the best of each kind first, then by preference.
+
+    Both in preference order (lowest id on ties), so the prior's choice comes first; ``top`` = 0 keeps all.
+    """
     keyed = np.where(mask, scores, -np.inf)
-    order = np.argsort(-keyed, axis=1, kind="stable")[:, :width]
+    order = np.argsort(-keyed, axis=1, kind="stable")
     legal = np.take_along_axis(mask, order, axis=1)
-    return np.where(legal, order, -1)
+    kind = kinds[order]
+    first = np.zeros(order.shape, dtype=bool)
+    for k in np.unique(kinds):
+        of_kind = legal & (kind == k)
+        has = of_kind.any(axis=1)
+        first[np.flatnonzero(has), np.argmax(of_kind[has], axis=1)] = True
+    rank = np.argsort(~first, axis=1, kind="stable")
+    order, legal = np.take_along_axis(order, rank, axis=1), np.take_along_axis(legal, rank, axis=1)
+    width = int(mask.sum(axis=1).max()) if top == 0 else min(top, int(mask.sum(axis=1).max()))
+    return np.where(legal, order, -1)[:, :width]
 
 
 def _rollout_agent(name: str, seed: int) -> Agent:
