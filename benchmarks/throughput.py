@@ -5,6 +5,7 @@ Run from the repository root::
     python -m benchmarks.throughput              # ~1-2 min, the README table
     python -m benchmarks.throughput --quick      # ~15 s smoke run
     python -m benchmarks.throughput --seconds 20 --batches 1 64 1024 4096
+    python -m benchmarks.throughput --rows aec-hand openspiel --quick   # some rows only
 
 What one "agent-step" costs in each row (everything a learner would need, nothing more):
 
@@ -13,11 +14,13 @@ What one "agent-step" costs in each row (everything a learner would need, nothin
   (``eng.legal_mask()``), the observation of the seat to act (``eng.observe()``), samples one
   uniformly random legal action per game, vectorised (``random_legal_actions``), and calls
   ``eng.step(actions, auto_reset=True, check=False)``. Agent-steps = G x steps; games = number
-  of ``res.done`` (finished games, auto-reset in place).
+  of ``res.done`` (finished games, auto-reset in place). Batch 1 is one game driven through
+  ``Engine`` exactly like that.
 * ``AEC env``: ``rummy_env.env()`` with one game, the standard PettingZoo loop
   (``env.agent_iter()`` / ``env.last()`` / random legal action from ``obs["action_mask"]`` /
   ``env.step``; ``env.reset(seed=...)`` when the game is over). Steps with ``None`` for
-  finished agents are not counted.
+  finished agents are not counted. The ``episode="hand"`` row plays single hands (each episode
+  one hand of 500 Rummy), the unit the Gin Rummy rows count.
 * ``OpenSpiel gin_rummy``: ``pyspiel.load_game("gin_rummy")``, one game; at each decision node
   ``state.observation_tensor(state.current_player())`` plus a random element of
   ``state.legal_actions()``; chance nodes (deal, stock draws) are sampled from
@@ -61,6 +64,9 @@ import numpy as np
 
 from rummy_env import Engine, Rules
 
+ROWS = ("engine", "aec", "aec-hand", "openspiel", "rlcard")
+BASELINES = ("openspiel", "rlcard")
+
 
 @dataclass
 class Args:
@@ -68,9 +74,9 @@ class Args:
     warmup: float = 1.0  # untimed warm-up per row
     batches: list[int] = field(default_factory=lambda: [1, 256, 4096])
     seed: int = 0
-    baselines: bool = True  # OpenSpiel / RLCard rows
     desync: bool = True  # start engine batches from a steady mix of game phases
     quick: bool = False
+    rows: list[str] = field(default_factory=lambda: list(ROWS))
 
 
 def parse_args() -> Args:
@@ -81,10 +87,13 @@ def parse_args() -> Args:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-baselines", action="store_true", help="skip the OpenSpiel and RLCard rows")
     p.add_argument("--no-desync", action="store_true", help="engine batches start in lock-step (fresh deals)")
+    p.add_argument("--rows", nargs="+", choices=ROWS, default=list(ROWS),
+                   help="rows to run (default all; engine rows take their sizes from --batches)")
     a = p.parse_args()
     seconds = a.seconds if a.seconds is not None else (1.5 if a.quick else 8.0)
     warmup = 0.3 if a.quick else 1.0
-    return Args(seconds, warmup, a.batches, a.seed, not a.no_baselines, not a.no_desync, a.quick)
+    rows = [r for r in ROWS if r in a.rows and not (a.no_baselines and r in BASELINES)]
+    return Args(seconds, warmup, a.batches, a.seed, not a.no_desync, a.quick, rows)
 
 
 @dataclass
@@ -188,7 +197,8 @@ def bench_engine(args: Args, batch: int, pool_state) -> Row:
         split["step"] += t4 - t3
         steps += 1
         t0 = t4
-    return Row(f"rummy-env Engine, batch {batch}", batch, steps * batch, games, t0 - start, split, note)
+    name = f"rummy-env Engine, batch {batch}" + (" (one game)" if batch == 1 else "")
+    return Row(name, batch, steps * batch, games, t0 - start, split, note)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,26 +206,26 @@ def bench_engine(args: Args, batch: int, pool_state) -> Row:
 # ---------------------------------------------------------------------------------------------
 
 
-def bench_aec(args: Args) -> Row:
+def bench_aec(args: Args, episode: str = "game") -> Row:
     import rummy_env
 
-    env = rummy_env.env()
+    env = rummy_env.env(episode=episode)
     py_rng = random.Random(args.seed)
-    episode = 0
+    episodes = 0
 
     def run(seconds: float, split: dict[str, float]) -> tuple[int, int, float]:
-        nonlocal episode
+        nonlocal episodes
         steps = games = 0
         clock = time.perf_counter
         start = clock()
         while True:
-            episode += 1
+            episodes += 1
             t = clock()
-            env.reset(seed=args.seed + episode)
+            env.reset(seed=args.seed + episodes)
             split["reset"] += clock() - t
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 t0 = clock()
-                obs, rew, term, trunc, info = env.last()
+                obs, _rew, term, trunc, _info = env.last()
                 t1 = clock()
                 if term or trunc:
                     action = None
@@ -236,7 +246,8 @@ def bench_aec(args: Args) -> Row:
     run(args.warmup, dict.fromkeys(parts, 0.0))
     split = dict.fromkeys(parts, 0.0)
     steps, games, seconds = run(args.seconds, split)
-    return Row("rummy-env AEC env", 1, steps, games, seconds, split)
+    name = "rummy-env AEC env" if episode == "game" else f'rummy-env AEC env, episode="{episode}"'
+    return Row(name, 1, steps, games, seconds, split)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,20 +382,21 @@ def main() -> None:
     notes: list[str] = []
 
     pool_state = None
-    if args.desync and max(args.batches) > 1:
+    if "engine" in args.rows and args.desync and max(args.batches) > 1:
         t = time.perf_counter()
         steps = 500 if args.quick else 1000  # ~1 / ~2 mean game lengths under random play
         pool_state = desynchronised_state(Rules(), max(args.batches), args.seed, steps)
         notes.append(f"engine batches > 1 start desynchronised: snapshots of 128 games at random steps of a "
                      f"{steps}-step random-play run ({time.perf_counter() - t:.1f} s)")
-    for batch in args.batches:
-        rows.append(bench_engine(args, batch, pool_state))
-        print(f"  ... {rows[-1].name}: {fmt(rows[-1].steps_per_s)} agent-steps/s", file=sys.stderr, flush=True)
-    rows.append(bench_aec(args))
-    print(f"  ... {rows[-1].name}: {fmt(rows[-1].steps_per_s)} agent-steps/s", file=sys.stderr, flush=True)
-    if args.baselines:
-        for bench in (bench_openspiel, bench_rlcard):
-            out = bench(args)
+    benches = {
+        "aec": bench_aec,
+        "aec-hand": lambda a: bench_aec(a, episode="hand"),
+        "openspiel": bench_openspiel,
+        "rlcard": bench_rlcard,
+    }
+    for name in args.rows:
+        outs = [bench_engine(args, b, pool_state) for b in args.batches] if name == "engine" else [benches[name](args)]
+        for out in outs:
             if isinstance(out, str):
                 notes.append(out)
             else:
@@ -407,8 +419,8 @@ def main() -> None:
             if r is not ref:
                 print(f"- {r.name}: {r.steps_per_s / ref.steps_per_s:.2f}x")
         print()
-    notes.append("500 Rummy games run to 500 points (several hands); the Gin Rummy rows count single hands, "
-                 "so compare games/s only between rummy-env rows")
+    notes.append('500 Rummy games run to 500 points (several hands) except in the episode="hand" row; the Gin '
+                 "Rummy rows count single hands, so compare games/s with them only on that row")
     notes.append(f"load average after: {load_average()} (on {os.cpu_count()} cores)")
     for n in notes:
         print(f"- {n}")
