@@ -60,6 +60,7 @@ def final_rows(run: Path) -> pd.DataFrame:
     if "final" not in rows:
         return rows.iloc[0:0]
     rows = rows[rows["final"].astype(str).str.lower() == "true"]
+    rows = rows.groupby("opponent", sort=False).tail(1)  # a resumed run ended more than once: its last end
     return rows.assign(config=[config] * len(rows), seed=seed, run=str(run))
 
 

@@ -46,6 +46,7 @@ def write_run(folder: Path, overrides: list[str], seed: int, win_rates: dict[str
     (folder / ".hydra" / "overrides.yaml").write_text("".join(f"- {o}\n" for o in [f"train.seed={seed}", *overrides]))
     (folder / "config.yaml").write_text(f"train:\n  seed: {seed}\n")
     rows = [{"opponent": o, "games": 100, "win_rate": w, "final": True} for o, w in win_rates.items()]
+    rows.insert(0, {"opponent": "greedy", "games": 100, "win_rate": 0.0, "final": True})  # a resumed run's earlier end
     rows.append({"opponent": "greedy", "games": 10, "win_rate": 0.0, "final": False})  # periodic: ignored
     pd.DataFrame(rows).to_csv(folder / "eval.csv", index=False)
 
