@@ -7,12 +7,16 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 
 from ..rules import Rules
-from .legal import fill_legal_mask
-from .observe import obs_layout, observe
+from .kernels import batch
+from .kernels.arrays import as_arrays
+from .kernels.spec import kernel_spec
+from .kernels.work import Work
+from .observe import obs_layout
 from .piles import mix64
 from .spec import game_spec
 from .state import GAME_OVER, State, empty_state
-from .step import apply_actions, new_game
+
+PARALLEL_MIN = 64  # games from which masks and steps are split across threads
 
 
 class StepResult(NamedTuple):
@@ -61,6 +65,9 @@ class Engine:
         self.num_games = int(num_games)
         self.max_steps = max_steps
         self.state = empty_state(self.num_games, self.rules.players, self.spec.deck_size, self.spec.copies)
+        self._arrays = as_arrays(self.state)
+        self._kernel_spec = kernel_spec(self.spec)
+        self._work = Work(self.spec)
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -107,7 +114,7 @@ class Engine:
         idx = self.game_indices(games)
         chosen = self.episode_seeds(idx) if seeds is None else _seed_array(seeds, len(idx))
         self._episodes[idx] += np.uint64(1)
-        new_game(self.spec, self.state, idx, chosen)
+        batch.reset_games(self._arrays, self._kernel_spec, idx, chosen)
         self._stale[idx] = True
 
     def seed_state(self) -> dict[str, Any]:
@@ -145,8 +152,7 @@ class Engine:
         idx = self.game_indices(games)
         stale = idx[self._stale[idx]]
         if len(stale):
-            fill_legal_mask(self.spec, self.state, self._mask, stale)
-            self._stale[stale] = False
+            self._fill_masks(stale)
         if games is None:
             view = self._mask.view()
             view.flags.writeable = False
@@ -161,7 +167,19 @@ class Engine:
         count = self.num_games if idx is None else len(idx)
         current = self.state.current if idx is None else self.state.current[idx]
         seats = current if seats is None else np.broadcast_to(np.asarray(seats), (count,))
-        return observe(self.spec, self.state, seats, idx)
+        out = np.empty((count, self.obs_dim), dtype=np.float32)
+        rows = np.arange(count) if idx is None else idx
+        observe = batch.observe_parallel if count >= PARALLEL_MIN else batch.observe_games
+        observe(self._arrays, self._kernel_spec, rows, seats.astype(np.int64), out)
+        return out
+
+    def _fill_masks(self, games: np.ndarray) -> None:
+        if len(games) >= PARALLEL_MIN and self._work.threads > 1:
+            chunks = min(self._work.threads, len(games))
+            batch.masks_parallel(self._arrays, self._kernel_spec, games, self._mask, *self._work.parallel(), chunks)
+        else:
+            batch.masks_serial(self._arrays, self._kernel_spec, games, self._mask, self._work.serial())
+        self._stale[games] = False
 
     def step(
         self,
@@ -185,7 +203,14 @@ class Engine:
         active[idx] = ~self.done[idx]
         if check:
             self._check(full, active)
-        rewards = apply_actions(self.spec, self.state, full, active)
+        rewards = np.zeros((self.num_games, self.num_players), dtype=np.float64)
+        stepped = np.flatnonzero(active)
+        if len(stepped) >= PARALLEL_MIN and self._work.threads > 1:
+            chunks = min(self._work.threads, len(stepped))
+            run = batch.step_parallel
+            run(self._arrays, self._kernel_spec, stepped, full[stepped], rewards, *self._work.parallel(), chunks)
+        else:
+            batch.step_serial(self._arrays, self._kernel_spec, stepped, full[stepped], rewards, self._work.serial())
         self._stale[idx] = True
         done = active & self.done
         truncated = np.zeros(self.num_games, dtype=bool)

@@ -1,0 +1,59 @@
+"""The state as a named tuple of its arrays (what kernels take), and copying one game's row."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import fields
+
+import numpy as np
+from numba import njit
+
+from ..state import State
+
+StateArrays = namedtuple("StateArrays", [f.name for f in fields(State)])
+
+
+def as_arrays(state: State) -> StateArrays:
+    """The arrays of ``state`` (made C-contiguous where needed, as the kernels want), in field order."""
+    arrays = []
+    for f in fields(State):
+        array = getattr(state, f.name)
+        if not array.flags.c_contiguous:
+            array = np.ascontiguousarray(array)
+            setattr(state, f.name, array)
+        arrays.append(array)
+    return StateArrays(*arrays)
+
+
+@njit(cache=True)
+def copy_row(src, g, dst, d):
+    """Copy game ``g`` of ``src`` into row ``d`` of ``dst``: everything a turn search reads or changes."""
+    dst.hand[d] = src.hand[g]
+    dst.known[d] = src.known[g]
+    dst.pile[d] = src.pile[g]
+    dst.pile_len[d] = src.pile_len[g]
+    dst.meld_kind[d] = src.meld_kind[g]
+    dst.meld_by[d] = src.meld_by[g]
+    dst.meld_rank[d] = src.meld_rank[g]
+    dst.meld_suit[d] = src.meld_suit[g]
+    dst.meld_lo[d] = src.meld_lo[g]
+    dst.meld_len[d] = src.meld_len[g]
+    dst.meld_suits[d] = src.meld_suits[g]
+    dst.meld_owner[d] = src.meld_owner[g]
+    dst.meld_joker[d] = src.meld_joker[g]
+    dst.num_melds[d] = src.num_melds[g]
+    dst.placed[d] = src.placed[g]
+    dst.table_jokers[d] = src.table_jokers[g]
+    dst.pile_pos[d] = src.pile_pos[g]
+    dst.accept_run[d] = src.accept_run[g]
+    dst.accept_group[d] = src.accept_group[g]
+    dst.open_groups[d] = src.open_groups[g]
+    dst.phase[d] = src.phase[g]
+    dst.current[d] = src.current[g]
+    dst.obliged[d] = src.obliged[g]
+    dst.obliged_new[d] = src.obliged_new[g]
+    dst.called[d] = src.called[g]
+    dst.top_taken[d] = src.top_taken[g]
+    dst.turn_points[d] = src.turn_points[g]
+    dst.rummy_queue[d] = src.rummy_queue[g]
+    dst.opened[d] = src.opened[g]

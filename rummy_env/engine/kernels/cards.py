@@ -1,0 +1,199 @@
+"""Compiled shuffling, dealing, turns, the stock and the discard pile, one game (row ``g``) at a time.
+
+Every random choice comes from a counter-based hash of the game's seed and its
+count of shuffles (splitmix64 keys, stable argsort), so a game plays the same
+whatever else is in the batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...cards import NUM_KINDS
+from ..state import DRAW_PHASE, NOBODY, PLAY_PHASE
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+MIX2 = np.uint64(0x94D049BB133111EB)
+LAST_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True)
+def mix64(x):
+    """The splitmix64 finaliser of one uint64."""
+    x = np.uint64(x)
+    x = (x ^ (x >> np.uint64(30))) * MIX1
+    x = (x ^ (x >> np.uint64(27))) * MIX2
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def shuffle_row(s, g, cards, valid_count):
+    """Shuffle the first ``valid_count`` of ``cards`` (seeded by game ``g``) to the front; the rest go last."""
+    size = cards.shape[0]
+    counter = np.uint64(s.shuffles[g])
+    base = mix64(np.uint64(s.seed[g]) ^ mix64(counter + GOLDEN))
+    keys = np.empty(size, dtype=np.uint64)
+    for j in range(size):
+        keys[j] = mix64(base + np.uint64(j + 1) * GOLDEN) if j < valid_count else LAST_KEY
+    s.shuffles[g] += 1
+    order = np.argsort(keys, kind="mergesort")
+    out = np.empty(size, dtype=cards.dtype)
+    for j in range(size):
+        out[j] = cards[order[j]]
+    return out
+
+
+@njit(cache=True)
+def start_turn(s, g, seat):
+    """Give the turn to ``seat``: it is to draw."""
+    s.phase[g] = DRAW_PHASE
+    s.current[g] = seat
+    s.obliged[g] = -1
+    s.obliged_new[g] = False
+    s.called[g] = False
+    s.top_taken[g] = -1
+    s.turn_points[g] = 0
+    s.rummy_queue[g, :] = NOBODY
+
+
+@njit(cache=True)
+def begin_draw(s, k, g, seat):
+    """``seat`` is to draw; with ``stock_exhausted="reshuffle"`` an empty stock is rebuilt first."""
+    start_turn(s, g, seat)
+    if k.reshuffle and s.stock_len[g] == 0 and s.pile_len[g] > 1:
+        reshuffle_pile(s, g)
+
+
+@njit(cache=True)
+def clear_hand_state(s, k, g):
+    """Forget everything of the previous hand (cards, melds, turn)."""
+    s.hand[g] = 0
+    s.known[g] = 0
+    s.placed[g] = 0
+    s.table_jokers[g] = 0
+    s.pile_pos[g] = 0
+    s.accept_run[g] = 0
+    s.accept_group[g] = 0
+    s.open_groups[g] = 0
+    s.meld_kind[g] = 0
+    s.meld_by[g] = NOBODY
+    s.meld_len[g] = 0
+    s.meld_suits[g] = 0
+    s.meld_owner[g] = NOBODY
+    s.meld_joker[g] = False
+    s.num_melds[g] = 0
+    s.stock[g] = -1
+    s.pile[g] = -1
+    s.floating[g] = False
+    s.opened[g] = False
+    s.melded_points[g] = 0
+    s.rummy_queue[g] = NOBODY
+    s.discarder[g] = NOBODY
+    start_turn(s, g, (s.dealer[g] + 1) % k.players)
+
+
+@njit(cache=True)
+def deal(s, k, g):
+    """Shuffle and deal a new hand (the dealer is already set)."""
+    players = k.players
+    clear_hand_state(s, k, g)
+    cards = shuffle_row(s, g, k.deck, k.deck.shape[0])
+    dealt = players * k.hand_cards
+    first = s.dealer[g] + 1
+    for i in range(dealt):
+        s.hand[g, (first + i) % players, cards[i]] += 1
+    s.pile[g, 0] = cards[dealt]
+    s.pile_len[g] = 1
+    s.pile_pos[g, 0, cards[dealt]] = 1
+    rest = cards.shape[0] - dealt - 1
+    for i in range(rest):
+        s.stock[g, i] = cards[cards.shape[0] - 1 - i]
+    s.stock_len[g] = rest
+
+
+@njit(cache=True)
+def draw_stock(s, g):
+    """Pop the top card of the stock."""
+    s.stock_len[g] -= 1
+    return s.stock[g, s.stock_len[g]]
+
+
+@njit(cache=True)
+def push_pile(s, g, card):
+    """Put ``card`` face up on top of the pile."""
+    top = s.pile_len[g]
+    s.pile[g, top] = card
+    copy = 0
+    for c in range(s.pile_pos.shape[1]):
+        if s.pile_pos[g, c, card] > 0:
+            copy += 1
+    s.pile_pos[g, copy, card] = top + 1
+    s.pile_len[g] = top + 1
+
+
+@njit(cache=True)
+def reshuffle_pile(s, g):
+    """Shuffle all but the top card of the pile into a new stock."""
+    size = s.pile_len[g]
+    top = s.pile[g, size - 1]
+    stock = shuffle_row(s, g, s.pile[g].copy(), size - 1)
+    for i in range(stock.shape[0]):
+        s.stock[g, i] = stock[i] if i < size - 1 else -1
+    s.stock_len[g] = size - 1
+    s.pile[g] = -1
+    s.pile[g, 0] = top
+    s.pile_len[g] = 1
+    s.pile_pos[g] = 0
+    s.pile_pos[g, 0, top] = 1
+
+
+@njit(cache=True)
+def pile_to_hand(s, g, depth):
+    """Move the pile down to ``depth`` into the actor's hand (known to all); returns the deepest card."""
+    seat = s.current[g]
+    size = s.pile_len[g]
+    cut = size - 1 - depth
+    card = s.pile[g, cut]
+    for i in range(cut, size):
+        c = s.pile[g, i]
+        s.hand[g, seat, c] += 1
+        s.known[g, seat, c] += 1
+    for copy in range(s.pile_pos.shape[1]):
+        for c in range(NUM_KINDS):
+            if s.pile_pos[g, copy, c] > cut:
+                s.pile_pos[g, copy, c] = 0
+    s.pile_len[g] = cut
+    s.phase[g] = PLAY_PHASE
+    return card
+
+
+@njit(cache=True)
+def take_from_pile(s, k, g, depth):
+    """The draw ``take D``: the deepest card must be melded at once unless it is the top card taken alone."""
+    card = pile_to_hand(s, g, depth)
+    obliging = depth > 0 or k.top_requires_meld
+    s.obliged[g] = card if obliging else -1
+    s.obliged_new[g] = obliging and k.requires_new_meld
+    s.top_taken[g] = card if depth == 0 else -1
+
+
+@njit(cache=True)
+def call_rummy(s, g, depth):
+    """The call ``rummy D`` by the seat to act: take the pile down to ``D`` and meld that card at once."""
+    card = pile_to_hand(s, g, depth)
+    s.obliged[g] = card
+    s.obliged_new[g] = False
+    s.called[g] = True
+    s.top_taken[g] = -1
+    s.turn_points[g] = 0
+    s.rummy_queue[g, :] = NOBODY
+
+
+@njit(cache=True)
+def remove_card(s, g, seat, card):
+    """Take one copy of ``card`` out of the seat's hand; others learn it left."""
+    s.hand[g, seat, card] -= 1
+    if s.known[g, seat, card] > 0:
+        s.known[g, seat, card] -= 1

@@ -1,0 +1,222 @@
+"""Compiled legal-action masks of one game, written into its row of the mask.
+
+Per phase: draw (draw, stop, take D), play (melds, lay-offs, discards) and the
+"Rummy!" window (rummy D, pass); then ``first_meld_minimum`` clears the opening
+moves after which the turn cannot reach the minimum, and the discards are
+decided last, so that the mask never leaves a player without a legal way to
+finish the turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS, RUMMY, STOP, TAKE
+from ...cards import JOKER, NUM_KINDS, NUM_NATURAL
+from ...melds import NUM_PATTERNS, PATTERNS_PER_CARD
+from ..state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
+from .search import PLACEMENTS, hand_total, minimum_search, out_search, play_mask_core, table_fits
+from .spec import LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT_UNPLAYABLE
+
+FAR = 10_000  # depth of a card that is nowhere at hand
+
+
+@njit(cache=True)
+def pile_melds(s, k, g, hand, meld_ok, lay_ok):
+    """Which pile cards could be melded at once if taken, top first (depth 0 = top); returns the pile size.
+
+    ``meld_ok[d]``: the card at depth ``d`` forms a new 3-card meld with ``hand`` plus the
+    pile cards above it; ``lay_ok[d]``: it can be laid off on the table. A natural card
+    melds with a pattern's two other cards when the ones not available above it (in
+    hand, or higher in the pile) are no more than the jokers available above it; each
+    condition is a depth threshold, so every card is checked against its patterns' smallest.
+    """
+    size = np.int64(s.pile_len[g])
+    copies = s.pile_pos.shape[1]
+    avail = np.empty(NUM_KINDS, dtype=np.int64)
+    for c in range(NUM_KINDS):
+        shallow = 0
+        for copy in range(copies):
+            shallow = max(shallow, np.int64(s.pile_pos[g, copy, c]))
+        avail[c] = -1 if hand[c] > 0 else (size - shallow if shallow > 0 else FAR)
+    jokers = np.empty(copies, dtype=np.int64)
+    for copy in range(copies):
+        pos = np.int64(s.pile_pos[g, copy, JOKER])
+        jokers[copy] = size - pos if pos > 0 else FAR
+    jokers.sort()
+    held = np.int64(hand[JOKER])
+    first = jokers[0] + 1
+    second = jokers[1] + 1 if copies > 1 else FAR
+    one_joker = 0 if held >= 1 else first
+    two_jokers = 0 if held >= 2 else (first if held == 1 else second)
+    for d in range(size):
+        card = s.pile[g, size - 1 - d]
+        if card != JOKER:
+            threshold = FAR
+            for i in range(PATTERNS_PER_CARD):
+                if k.of_card[card, i] < 0:
+                    continue
+                a, b = avail[k.partners[card, i, 0]], avail[k.partners[card, i, 1]]
+                reach = min(max(a, b) + 1, max(min(a, b) + 1, one_joker), two_jokers)
+                threshold = min(threshold, reach)
+            meld_ok[d] = d >= threshold
+        else:
+            above = held
+            for copy in range(copies):
+                above += jokers[copy] < d
+            ok = False
+            for p in range(NUM_PATTERNS):
+                cards = k.pat_cards[p]
+                missing = 3 - (avail[cards[0]] < d) - (avail[cards[1]] < d) - (avail[cards[2]] < d)
+                if missing >= 1 and missing <= min(above + 1, k.max_lacking[p]):
+                    ok = True
+                    break
+            meld_ok[d] = ok
+        lay_ok[d] = table_fits(s, g, card)
+    return size
+
+
+@njit(cache=True)
+def callable_depths(s, k, g, out):
+    """``out[d]``: the pile depth ``d`` is open to a "Rummy!" call (the seat-independent part)."""
+    out[:] = False
+    size = s.pile_len[g]
+    meld_ok = np.zeros(max(size, 1), dtype=np.bool_)
+    lay_ok = np.zeros(max(size, 1), dtype=np.bool_)
+    pile_melds(s, k, g, np.zeros(NUM_KINDS, dtype=np.int8), meld_ok, lay_ok)
+    if k.rummy_calls == LAST_DISCARD:
+        if size > 0:
+            out[0] = lay_ok[0]
+        return
+    for d in range(size):
+        out[d] = meld_ok[d] or lay_ok[d]
+
+
+@njit(cache=True)
+def draw_mask(s, k, g, row, work):
+    """The draw phase: draw, stop, take D."""
+    seat = s.current[g]
+    hand = s.hand[g, seat]
+    total = hand_total(s, g, seat)
+    row[k.offsets[DRAW]] = s.stock_len[g] > 0
+    row[k.offsets[STOP]] = s.stock_len[g] == 0
+    size = s.pile_len[g]
+    if size == 0:
+        return
+    meld_ok = np.zeros(size, dtype=np.bool_)
+    lay_ok = np.zeros(size, dtype=np.bool_)
+    pile_melds(s, k, g, hand, meld_ok, lay_ok)
+    start = k.offsets[TAKE]
+    for d in range(size):
+        meld, lay = meld_ok[d], lay_ok[d] and not k.requires_new_meld
+        if k.going_out == OUT_DISCARD_REQUIRED:
+            meld = meld and total + d >= 3
+            lay = lay and total + d >= 1
+        row[start + d] = meld or lay
+    top = s.pile[g, size - 1]
+    others = total - hand[top]
+    alone = others >= 1
+    row[start] = (row[start] and alone) if k.top_requires_meld else alone
+    if others == 0 and k.going_out != OUT_DISCARD_REQUIRED:
+        scr, masks, hopes, cursor, base = work
+        row[start] = out_search(s, g, seat, start, k, scr, masks, hopes, cursor, base)
+
+
+@njit(cache=True)
+def reaches_minimum(s, k, g, seat, root, work):
+    """Can ``seat``'s turn reach ``first_meld_minimum`` after ``root`` (scratch: this thread's ``work``)?"""
+    scr, masks, hopes, cursor, base = work
+    return minimum_search(s, g, seat, root, k, scr, masks, hopes, cursor, base)
+
+
+@njit(cache=True)
+def play_mask(s, k, g, row, work):
+    """The play phase's melds, lay-offs and joker lay-offs (discards come later)."""
+    scr, masks, hopes, cursor, base = work
+    allowed, hopeful = masks[base], hopes[base]
+    play_mask_core(s, k, g, allowed, hopeful)
+    start = k.offsets[MELD]
+    for w in range(PLACEMENTS):
+        if hopeful[w]:
+            allowed[w] = out_search(s, g, s.current[g], start + w, k, scr, masks, hopes, cursor, base + 1)
+    for w in range(PLACEMENTS):
+        row[start + w] = allowed[w]
+
+
+@njit(cache=True)
+def layoff_offered(k, row, card):
+    """Whether the mask already offers laying off ``card`` (a natural or a joker)."""
+    if card != JOKER:
+        return row[k.offsets[LAYOFF_RUN] + card] or row[k.offsets[LAYOFF_GROUP] + card]
+    for c in range(NUM_NATURAL):
+        if row[k.offsets[JOKER_RUN] + c]:
+            return True
+    for r in range(k.offsets[DISCARD] - k.offsets[JOKER_GROUP]):
+        if row[k.offsets[JOKER_GROUP] + r]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def discard_mask(s, k, g, row):
+    """The play phase's discards (after melds and lay-offs are final)."""
+    seat = s.current[g]
+    hand = s.hand[g, seat]
+    start = k.offsets[DISCARD]
+    blocked = s.obliged[g] >= 0 or (k.rummy_calls == LAST_DISCARD and s.called[g])
+    if k.minimum > 0 and not (s.turn_points[g] == 0 or s.opened[g, seat]):
+        blocked = True
+    total = 0
+    only = 0
+    for c in range(NUM_KINDS):
+        row[start + c] = hand[c] > 0 and not blocked and c != s.top_taken[g]
+        total += hand[c]
+        if hand[c] > 0:
+            only = c
+    if k.going_out == OUT_FLOAT_UNPLAYABLE and total == 1 and layoff_offered(k, row, only):
+        row[start + only] = False
+
+
+@njit(cache=True)
+def rummy_mask(s, k, g, row):
+    """A "Rummy!" window: call at a depth, or pass."""
+    start = k.offsets[RUMMY]
+    for d in range(s.rummy_depths.shape[1]):
+        row[start + d] = s.rummy_depths[g, d]
+    row[k.offsets[PASS]] = True
+
+
+@njit(cache=True)
+def restrict_openings(s, k, g, row, work):
+    """Clear the opening moves after which the turn of a seat that has not opened cannot reach the minimum."""
+    seat = s.current[g]
+    phase = s.phase[g]
+    if s.opened[g, seat] or phase == GAME_OVER:
+        return
+    if phase == DRAW_PHASE:
+        first, stop = k.offsets[TAKE] + (0 if k.top_requires_meld else 1), k.offsets[MELD]
+    elif phase == PLAY_PHASE:
+        first, stop = k.offsets[MELD], k.offsets[DISCARD]
+    else:
+        first, stop = k.offsets[RUMMY], k.offsets[PASS]
+    for a in range(first, stop):
+        if row[a]:
+            row[a] = reaches_minimum(s, k, g, seat, a, work)
+
+
+@njit(cache=True)
+def legal_row(s, k, g, row, work):
+    """Write the legal actions of the seat to act in game ``g`` into ``row`` (all False once over)."""
+    row[:] = False
+    phase = s.phase[g]
+    if phase == DRAW_PHASE:
+        draw_mask(s, k, g, row, work)
+    elif phase == PLAY_PHASE:
+        play_mask(s, k, g, row, work)
+    elif phase == RUMMY_PHASE:
+        rummy_mask(s, k, g, row)
+    if k.minimum > 0:
+        restrict_openings(s, k, g, row, work)
+    if phase == PLAY_PHASE:
+        discard_mask(s, k, g, row)

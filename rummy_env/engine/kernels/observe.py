@@ -1,0 +1,84 @@
+"""The compiled observation of one game as seen by one seat (layout: ``engine.observe``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
+
+PHASES = 4
+HALF = np.float32(0.5)
+HUNDREDTH = np.float32(0.01)
+THIRTEENTH = np.float32(1.0 / 13)
+
+
+@njit(cache=True)
+def observe_row(s, k, g, seat, out):
+    """Fill ``out [obs_dim]`` with game ``g`` as seen from ``seat`` (seats relative to it)."""
+    players = k.players
+    size = np.float32(1.0 / k.deck_size)
+    to_target = np.float64(np.float32(1.0 / k.target))
+    out[:] = 0.0
+    i = 0
+    for c in range(NUM_KINDS):
+        out[i + c] = np.float32(s.hand[g, seat, c]) * HALF
+    i += NUM_KINDS
+    for j in range(1, players):
+        other = (seat + j) % players
+        for c in range(NUM_KINDS):
+            out[i + c] = np.float32(s.known[g, other, c]) * HALF
+        i += NUM_KINDS
+    for j in range(players):
+        other = (seat + j) % players
+        for c in range(NUM_KINDS):
+            out[i + c] = np.float32(s.placed[g, other, c]) * HALF
+        i += NUM_KINDS
+    for c in range(NUM_NATURAL + NUM_RANKS):
+        out[i + c] = np.float32(s.table_jokers[g, c]) * HALF
+    i += NUM_NATURAL + NUM_RANKS
+    for c in range(NUM_NATURAL):
+        out[i + c] = 1.0 if s.accept_run[g, c] > 0 else 0.0
+        out[i + NUM_NATURAL + c] = 1.0 if s.accept_group[g, c] > 0 else 0.0
+    i += 2 * NUM_NATURAL
+    for copy in range(k.copies):
+        for c in range(NUM_KINDS):
+            out[i + c] = np.float32(s.pile_pos[g, copy, c]) * size
+        i += NUM_KINDS
+    out[i] = np.float32(s.pile_len[g]) * size
+    out[i + 1] = np.float32(s.stock_len[g]) * size
+    i += 2
+    for j in range(players):
+        other = (seat + j) % players
+        held = np.int16(0)
+        for c in range(NUM_KINDS):
+            held += s.hand[g, other, c]
+        out[i + j] = np.float32(held) * THIRTEENTH
+        out[i + players + j] = np.float32(np.float64(s.scores[g, other]) * to_target)
+        out[i + 2 * players + j] = np.float32(s.melded_points[g, other]) * HUNDREDTH
+    i += 3 * players
+    out[i] = np.float32(s.turn_points[g]) * HUNDREDTH
+    i += 1
+    out[i + s.phase[g]] = 1.0
+    i += PHASES
+    out[i + (s.current[g] - seat) % players] = 1.0
+    i += players
+    out[i + (s.dealer[g] - seat) % players] = 1.0
+    i += players
+    for j in range(players):
+        queued = s.rummy_queue[g, j]
+        if queued >= 0:
+            out[i + (queued - seat) % players] = 1.0
+    i += players
+    for j in range(players):
+        other = (seat + j) % players
+        out[i + j] = 1.0 if s.floating[g, other] else 0.0
+        out[i + players + j] = 1.0 if s.opened[g, other] else 0.0
+    i += 2 * players
+    if s.obliged[g] >= 0:
+        out[i + s.obliged[g]] = 1.0
+    i += NUM_KINDS
+    if s.top_taken[g] >= 0:
+        out[i + s.top_taken[g]] = 1.0
+    i += NUM_KINDS
+    out[i] = 1.0 if s.called[g] else 0.0

@@ -1,0 +1,129 @@
+"""The rules and tables of a ``GameSpec`` as one tuple of ints and arrays the compiled kernels read."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from ...actions import JOKER_GROUP, MELD
+from ...cards import CARD_RANK, CARD_SUIT, NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from ...rules import Rules
+from ..spec import GameSpec, game_spec
+
+RUMMY_CALLS = ("pile", "last_discard", "off")
+GOING_OUT = ("any", "discard_required", "float", "float_unplayable_discard")
+PILE_CALLS, LAST_DISCARD, CALLS_OFF = range(3)
+OUT_ANY, OUT_DISCARD_REQUIRED, OUT_FLOAT, OUT_FLOAT_UNPLAYABLE = range(4)
+
+
+class KernelSpec(NamedTuple):
+    """Rules as ints and the static tables, in the form the kernels take."""
+
+    players: int
+    hand_cards: int
+    deck_size: int
+    copies: int
+    minimum: int  # first_meld_minimum
+    rummy_calls: int  # PILE_CALLS, LAST_DISCARD or CALLS_OFF
+    going_out: int  # OUT_* index
+    top_requires_meld: bool
+    requires_new_meld: bool
+    corner: bool
+    reshuffle: bool
+    tie_went_out: bool
+    must_go_out: bool
+    hand_episode: bool
+    score_reward: bool
+    target: int
+    low_ace: int
+    num_actions: int
+    offsets: np.ndarray  # int64 [11] first action id of each block
+    act_kind: np.ndarray  # int64 [A] block of each action id
+    act_arg: np.ndarray  # int64 [A] argument of each action id
+    deck: np.ndarray  # int8 [K]
+    values: np.ndarray  # int64 [53]
+    pat_cards: np.ndarray  # int64 [104, 3]
+    pat_group: np.ndarray  # bool [104]
+    pat_rank: np.ndarray  # int64 [104]
+    pat_suit: np.ndarray  # int64 [104]
+    pat_lo: np.ndarray  # int64 [104]
+    max_lacking: np.ndarray  # int64 [104]
+    card_points: np.ndarray  # int64 [104, 3]
+    of_card: np.ndarray  # int64 [53, 6]
+    partners: np.ndarray  # int64 [53, 6, 2]
+    in_pattern: np.ndarray  # bool [53, 104]
+    near: np.ndarray  # bool [W, 53] natural cards a placement may newly let fit the table
+    card_rank: np.ndarray  # int64 [53]
+    card_suit: np.ndarray  # int64 [53]
+
+
+def _near(spec: GameSpec) -> np.ndarray:
+    """``[W, 53]`` natural cards of the same rank as, or next in suit to, a card a placement puts down."""
+    layout, table = spec.layout, spec.table
+    start = layout.start(MELD)
+    width = layout.start(JOKER_GROUP) + NUM_RANKS - start
+    naturals = np.arange(NUM_NATURAL)
+    placed = np.zeros((width, NUM_NATURAL), dtype=bool)
+    placed[: table.cards.shape[0]] = table.matrix[:NUM_NATURAL].T > 0
+    for block in range(3):
+        placed[table.cards.shape[0] + block * NUM_NATURAL + naturals, naturals] = True
+    rank, suit = CARD_RANK[:NUM_NATURAL].astype(np.int64), CARD_SUIT[:NUM_NATURAL].astype(np.int64)
+    for r in range(NUM_RANKS):
+        placed[width - NUM_RANKS + r, rank == r] = True
+    same_rank = rank[:, None] == rank[None, :]
+    next_in_suit = (suit[:, None] == suit[None, :]) & np.isin((rank[:, None] - rank[None, :]) % NUM_RANKS, (1, NUM_RANKS - 1))
+    near = np.zeros((width, NUM_KINDS), dtype=bool)
+    near[:, :NUM_NATURAL] = (placed.astype(np.int64) @ (same_rank | next_in_suit)) > 0
+    return near
+
+
+def kernel_spec(spec: GameSpec) -> KernelSpec:
+    """The kernel form of a spec (cached per rules)."""
+    return _kernel_spec(spec.rules)
+
+
+@lru_cache(maxsize=64)
+def _kernel_spec(rules: Rules) -> KernelSpec:
+    spec = game_spec(rules)
+    table, layout = spec.table, spec.layout
+    i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+    return KernelSpec(
+        players=rules.players,
+        hand_cards=rules.num_hand_cards,
+        deck_size=spec.deck_size,
+        copies=spec.copies,
+        minimum=rules.first_meld_minimum,
+        rummy_calls=RUMMY_CALLS.index(rules.rummy_calls),
+        going_out=GOING_OUT.index(rules.going_out),
+        top_requires_meld=rules.take_top_requires_meld,
+        requires_new_meld=rules.take_requires_new_meld,
+        corner=rules.ace_around_corner,
+        reshuffle=rules.stock_exhausted == "reshuffle",
+        tie_went_out=rules.tie_break == "went_out",
+        must_go_out=rules.must_go_out_to_win,
+        hand_episode=rules.episode == "hand",
+        score_reward=rules.reward == "score",
+        target=rules.target_score,
+        low_ace=table.low_ace,
+        num_actions=layout.num_actions,
+        offsets=i64(layout.offsets),
+        act_kind=i64(layout.kind),
+        act_arg=i64(layout.arg),
+        deck=np.ascontiguousarray(spec.deck, dtype=np.int8),
+        values=i64(table.values),
+        pat_cards=i64(table.cards),
+        pat_group=np.ascontiguousarray(table.is_group, dtype=np.bool_),
+        pat_rank=i64(table.rank),
+        pat_suit=i64(table.suit),
+        pat_lo=i64(table.lo),
+        max_lacking=i64(table.max_lacking),
+        card_points=i64(table.card_points),
+        of_card=i64(table.of_card),
+        partners=i64(table.partners),
+        in_pattern=np.ascontiguousarray(table.matrix > 0),
+        near=_near(spec),
+        card_rank=i64(CARD_RANK),
+        card_suit=i64(CARD_SUIT),
+    )

@@ -1,0 +1,217 @@
+"""Compiled actions of one game and the transitions that follow (turns, "Rummy!" windows, hand and game end)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...actions import DISCARD, DRAW, PASS, RUMMY, STOP, TAKE
+from ..state import GAME_OVER, NOBODY, PLAY_PHASE, RUMMY_PHASE
+from .cards import begin_draw, call_rummy, deal, draw_stock, push_pile, remove_card, take_from_pile
+from .masks import callable_depths, reaches_minimum
+from .search import hand_total, place
+from .spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
+
+PLAYING = -2  # the hand goes on (else: -1 nobody went out, or the seat that did)
+
+
+@njit(cache=True)
+def new_game(s, k, g, seed):
+    """Start a fresh game from ``seed``: scores zero, the last seat deals."""
+    s.seed[g] = seed
+    s.scores[g] = 0
+    s.hand_scores[g] = 0
+    s.has_hand_scores[g] = False
+    s.went_out[g] = NOBODY
+    s.winner[g] = NOBODY
+    s.hand_no[g] = 0
+    s.shuffles[g] = 0
+    s.steps[g] = 0
+    s.dealer[g] = k.players - 1
+    deal(s, k, g)
+    begin_draw(s, k, g, s.current[g])
+
+
+@njit(cache=True)
+def after_placement(s, k, g, points):
+    """Credit a meld or lay-off, then end the call, float, or go out as the rules say."""
+    seat = s.current[g]
+    s.melded_points[g, seat] += points
+    s.turn_points[g] += points
+    s.obliged[g] = -1
+    s.obliged_new[g] = False
+    if s.turn_points[g] >= k.minimum:
+        s.opened[g, seat] = True
+    if s.called[g] and k.rummy_calls == LAST_DISCARD:
+        begin_draw(s, k, g, (s.discarder[g] + 1) % k.players)
+        return PLAYING
+    if hand_total(s, g, seat) == 0:
+        if k.going_out >= OUT_FLOAT:
+            s.floating[g, seat] = True
+            begin_draw(s, k, g, (seat + 1) % k.players)
+            return PLAYING
+        return seat
+    return PLAYING
+
+
+@njit(cache=True)
+def open_rummy_window(s, k, g, work):
+    """After a discard: ask the players who can call "Rummy!", nearest the discarder first, else next draws."""
+    players = k.players
+    discarder = s.discarder[g]
+    following = (discarder + 1) % players
+    if k.rummy_calls == CALLS_OFF:
+        begin_draw(s, k, g, following)
+        return
+    depths = np.zeros(s.rummy_depths.shape[1], dtype=np.bool_)
+    callable_depths(s, k, g, depths)
+    any_depth = depths.any()
+    queue = np.full(players, NOBODY, dtype=np.int64)
+    asked = 0
+    for j in range(1, players):
+        seat = (discarder + j) % players
+        can = any_depth
+        if can and k.minimum > 0 and not s.opened[g, seat]:
+            can = False
+            for d in range(depths.shape[0]):
+                if depths[d] and reaches_minimum(s, k, g, seat, k.offsets[RUMMY] + d, work):
+                    can = True
+                    break
+        if can:
+            queue[asked] = seat
+            asked += 1
+    if asked == 0:
+        begin_draw(s, k, g, following)
+        return
+    s.rummy_depths[g] = depths
+    s.phase[g] = RUMMY_PHASE
+    s.rummy_queue[g] = queue
+    s.current[g] = queue[0]
+
+
+@njit(cache=True)
+def discard(s, k, g, card, work):
+    """Discard ``card``; the hand ends if it was the last, else a "Rummy!" window may open."""
+    seat = s.current[g]
+    remove_card(s, g, seat, card)
+    push_pile(s, g, card)
+    s.floating[g, seat] = False
+    s.top_taken[g] = -1
+    s.called[g] = False
+    if hand_total(s, g, seat) == 0:
+        return seat
+    s.discarder[g] = seat
+    open_rummy_window(s, k, g, work)
+    return PLAYING
+
+
+@njit(cache=True)
+def pass_call(s, k, g):
+    """The seat to act declines the "Rummy!" call; the next in the queue is asked, else the next seat draws."""
+    queue = s.rummy_queue[g]
+    for i in range(queue.shape[0] - 1):
+        queue[i] = queue[i + 1]
+    queue[queue.shape[0] - 1] = NOBODY
+    if queue[0] < 0:
+        begin_draw(s, k, g, (s.discarder[g] + 1) % k.players)
+    else:
+        s.current[g] = queue[0]
+
+
+@njit(cache=True)
+def apply_action(s, k, g, action, work):
+    """Apply one legal action; returns ``PLAYING``, or who went out (-1: nobody) when the hand ends."""
+    kind, arg = k.act_kind[action], k.act_arg[action]
+    if kind == DRAW:
+        card = draw_stock(s, g)
+        s.hand[g, s.current[g], card] += 1
+        s.phase[g] = PLAY_PHASE
+    elif kind == STOP:
+        return NOBODY
+    elif kind == TAKE:
+        take_from_pile(s, k, g, arg)
+    elif kind == RUMMY:
+        call_rummy(s, g, arg)
+    elif kind == DISCARD:
+        return discard(s, k, g, arg, work)
+    elif kind == PASS:
+        pass_call(s, k, g)
+    else:
+        return after_placement(s, k, g, place(s, k, g, kind, arg))
+    return PLAYING
+
+
+@njit(cache=True)
+def game_winner(s, k, g, went_out):
+    """The winner after a hand (cumulative scores), or -1 to play another hand."""
+    scores = s.scores[g]
+    if k.must_go_out:
+        if went_out >= 0 and scores[went_out] >= k.target:
+            return went_out
+        return NOBODY
+    best = scores.max()
+    leaders = 0
+    for p in range(k.players):
+        leaders += scores[p] == best
+    if best < k.target:
+        return NOBODY
+    if leaders == 1:
+        return np.argmax(scores)
+    if k.tie_went_out and went_out >= 0 and scores[went_out] == best:
+        return went_out
+    return NOBODY
+
+
+@njit(cache=True)
+def finish(s, k, g, board, rewards):
+    """End the episode; the top of ``board`` wins (k tied leaders share the win reward)."""
+    players = k.players
+    best = board.max()
+    leaders = 0
+    for p in range(players):
+        leaders += board[p] == best
+    s.phase[g] = GAME_OVER
+    s.winner[g] = np.argmax(board) if leaders == 1 else NOBODY
+    s.rummy_queue[g] = NOBODY
+    if not k.score_reward:
+        share = players / (players - 1) * (1.0 / leaders - 1.0 / players)
+        for p in range(players):
+            rewards[p] += share if board[p] == best else -1.0 / (players - 1)
+
+
+@njit(cache=True)
+def end_hand(s, k, g, went_out, rewards):
+    """Score the hand; then end the episode or deal the next hand. ``rewards [N]`` of this game accumulate."""
+    players = k.players
+    scored = np.empty(players, dtype=np.int64)
+    total = 0
+    for p in range(players):
+        in_hand = 0
+        for c in range(s.hand.shape[2]):
+            in_hand += s.hand[g, p, c] * k.values[c]
+        scored[p] = np.int32(s.melded_points[g, p] - in_hand)
+        total += scored[p]
+        s.hand_scores[g, p] = scored[p]
+        s.scores[g, p] += scored[p]
+    s.has_hand_scores[g] = True
+    s.went_out[g] = went_out
+    if k.score_reward:
+        for p in range(players):
+            rewards[p] += (players * scored[p] - total) / (100.0 * (players - 1))
+    if k.hand_episode:
+        finish(s, k, g, scored.astype(np.float64), rewards)
+    else:
+        winner = game_winner(s, k, g, went_out)
+        if winner >= 0:
+            board = np.full(players, -np.inf)
+            board[winner] = 0.0
+            finish(s, k, g, board, rewards)
+        else:
+            s.dealer[g] = (s.dealer[g] + 1) % players
+            s.hand_no[g] += 1
+            deal(s, k, g)
+            begin_draw(s, k, g, s.current[g])
+    others = 0.0
+    for p in range(players - 1):
+        others += rewards[p]
+    rewards[players - 1] = 0.0 - others

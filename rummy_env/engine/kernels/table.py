@@ -1,0 +1,157 @@
+"""Compiled melds on the table: putting down, laying off, and what each meld accepts (one game at a time)."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ...cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
+from ...melds import GROUP, GROUP_JOKER_SLOT, MAX_GROUP, MAX_RUN, RUN
+from .cards import remove_card
+
+
+@njit(cache=True)
+def low_ok(lo, length, corner):
+    """Whether a run can be extended below its low card."""
+    if corner:
+        return length < MAX_RUN
+    return lo >= 1 and not (lo == 1 and lo + length - 1 == NUM_RANKS)
+
+
+@njit(cache=True)
+def high_ok(lo, length, corner):
+    """Whether a run can be extended above its high card."""
+    if corner:
+        return length < MAX_RUN
+    return lo + length <= NUM_RANKS and not (lo + length == NUM_RANKS and lo == 0)
+
+
+@njit(cache=True)
+def refresh_accepts(s, k, g):
+    """Recompute which cards the table accepts as lay-offs."""
+    s.accept_run[g] = 0
+    s.accept_group[g] = 0
+    s.open_groups[g] = 0
+    for m in range(s.num_melds[g]):
+        length = s.meld_len[g, m]
+        if s.meld_kind[g, m] == RUN:
+            lo = s.meld_lo[g, m]
+            base = s.meld_suit[g, m] * NUM_RANKS
+            if low_ok(lo, length, k.corner):
+                s.accept_run[g, base + (lo - 1) % NUM_RANKS] += 1
+            if high_ok(lo, length, k.corner):
+                s.accept_run[g, base + (lo + length) % NUM_RANKS] += 1
+        elif s.meld_kind[g, m] == GROUP and length < MAX_GROUP:
+            rank = s.meld_rank[g, m]
+            s.open_groups[g, rank] += 1
+            for suit in range(NUM_SUITS):
+                if (s.meld_suits[g, m] >> suit) & 1 == 0:
+                    s.accept_group[g, suit * NUM_RANKS + rank] += 1
+
+
+@njit(cache=True)
+def create_meld(s, k, g, pattern):
+    """Put down 3-card meld ``pattern`` from the acting hand (jokers for cards lacking); returns points."""
+    seat = s.current[g]
+    group = k.pat_group[pattern]
+    natural = (
+        s.hand[g, seat, k.pat_cards[pattern, 0]] > 0,
+        s.hand[g, seat, k.pat_cards[pattern, 1]] > 0,
+        s.hand[g, seat, k.pat_cards[pattern, 2]] > 0,
+    )
+    for i in range(3):
+        remove_card(s, g, seat, k.pat_cards[pattern, i] if natural[i] else JOKER)
+    slot = s.num_melds[g]
+    s.num_melds[g] += 1
+    s.meld_kind[g, slot] = GROUP if group else RUN
+    s.meld_by[g, slot] = seat
+    s.meld_len[g, slot] = 3
+    s.meld_rank[g, slot] = k.pat_rank[pattern]
+    s.meld_suit[g, slot] = k.pat_suit[pattern]
+    s.meld_lo[g, slot] = max(k.pat_lo[pattern], 0)
+    suits = 0
+    jokers = 0
+    points = 0
+    for i in range(3):
+        card = k.pat_cards[pattern, i]
+        if natural[i]:
+            suits |= 1 << k.card_suit[card]
+            where = k.card_suit[card] if group else k.card_rank[card]
+            s.placed[g, seat, card] += 1
+            points += k.card_points[pattern, i]
+        else:
+            where = GROUP_JOKER_SLOT + jokers if group else k.card_rank[card]
+            jokers += 1
+            s.table_jokers[g, NUM_NATURAL + k.card_rank[card] if group else card] += 1
+            points += k.values[JOKER]
+        s.meld_owner[g, slot, where] = seat
+        s.meld_joker[g, slot, where] = not natural[i]
+    s.placed[g, seat, JOKER] += jokers
+    s.meld_suits[g, slot] = suits if group else 0
+    refresh_accepts(s, k, g)
+    return points
+
+
+@njit(cache=True)
+def place_card(s, g, meld, slot, joker, card):
+    """Lay ``card`` (or a joker) from the acting hand into ``slot`` of meld ``meld``."""
+    seat = s.current[g]
+    s.meld_owner[g, meld, slot] = seat
+    s.meld_joker[g, meld, slot] = joker
+    s.meld_len[g, meld] += 1
+    placed_as = JOKER if joker else card
+    s.placed[g, seat, placed_as] += 1
+    remove_card(s, g, seat, placed_as)
+
+
+@njit(cache=True)
+def extend_run(s, k, g, card, joker):
+    """Lay off ``card`` (a joker standing for it if ``joker``) on the earliest run it extends; returns points."""
+    meld, high = 0, False
+    for m in range(s.num_melds[g]):
+        if s.meld_kind[g, m] != RUN:
+            continue
+        lo, length = s.meld_lo[g, m], s.meld_len[g, m]
+        base = s.meld_suit[g, m] * NUM_RANKS
+        if high_ok(lo, length, k.corner) and base + (lo + length) % NUM_RANKS == card:
+            meld, high = m, True
+            break
+        if low_ok(lo, length, k.corner) and base + (lo - 1) % NUM_RANKS == card:
+            meld = m
+            break
+    lo = s.meld_lo[g, meld]
+    new_lo = lo if high else (lo - 1) % NUM_RANKS
+    s.meld_lo[g, meld] = new_lo
+    place_card(s, g, meld, k.card_rank[card], joker, card)
+    if joker:
+        s.table_jokers[g, card] += 1
+    refresh_accepts(s, k, g)
+    if joker:
+        return k.values[JOKER]
+    if k.card_rank[card] == 0 and new_lo == 0:
+        return k.low_ace
+    return k.values[card]
+
+
+@njit(cache=True)
+def extend_group(s, k, g, rank, card):
+    """Lay off natural ``card`` (or a joker where ``card`` is -1) on the earliest group of ``rank`` with room."""
+    joker = card < 0
+    suit = 0 if joker else k.card_suit[card]
+    meld = 0
+    for m in range(s.num_melds[g]):
+        room = s.meld_kind[g, m] == GROUP and s.meld_rank[g, m] == rank and s.meld_len[g, m] < MAX_GROUP
+        if room and (joker or (s.meld_suits[g, m] >> suit) & 1 == 0):
+            meld = m
+            break
+    bits = s.meld_suits[g, meld]
+    naturals = 0
+    for b in range(NUM_SUITS):
+        naturals += (bits >> b) & 1
+    if joker:
+        place_card(s, g, meld, GROUP_JOKER_SLOT + s.meld_len[g, meld] - naturals, True, JOKER)
+        s.table_jokers[g, NUM_NATURAL + rank] += 1
+    else:
+        s.meld_suits[g, meld] = bits | (1 << suit)
+        place_card(s, g, meld, suit, False, card)
+    refresh_accepts(s, k, g)
+    return k.values[JOKER if joker else card]
