@@ -2,6 +2,7 @@
 
 Hands are card counts ``[n, 53]`` (kind order of ``rummy_env.cards``) for ``n``
 games at once; ``P`` is the number of 3-card meld patterns (``rummy_env.melds``).
+The per-game work runs in the compiled kernels of ``agents.kernels``.
 """
 
 from __future__ import annotations
@@ -18,17 +19,37 @@ from rummy_env.engine.state import State
 from rummy_env.melds import run_high_ok, run_low_ok
 from rummy_env.rules import Rules
 
-JOKER_PENALTY = 20.0  # preference lost per joker a meld uses: naturals first, jokers kept for later
+from . import kernels
+from .kernels import JOKER_PENALTY
 
 
 @dataclass(frozen=True)
 class PlanTables:
-    """Per-rules constants for planning: what a fresh 3-card meld accepts, run neighbours, card values."""
+    """Per-rules constants for planning, as the kernels take them: meld patterns, what they accept, card values."""
 
+    cards: np.ndarray  # int64 [P, 3] the natural cards of each pattern
+    card_points: np.ndarray  # int64 [P, 3] value of each natural card where it stands in the pattern
+    joker_value: int  # points a joker scores wherever it is melded
+    max_lacking: np.ndarray  # int64 [P] cards jokers may play in the pattern (-1: disabled)
     accept_run: np.ndarray  # bool [P, 53] cards that extend the fresh run at either end
     accept_group: np.ndarray  # bool [P, 53] the card that completes the fresh group
-    neighbours: np.ndarray  # float32 [53, 53] the cards next to a card in its suit
+    neighbours: np.ndarray  # bool [53, 53] the cards next to a card in its suit
     values: np.ndarray  # float32 [53] card values in hand
+    partners: np.ndarray  # int64 [53, 6, 2] the two other cards of each enabled pattern of a card (-1 pad)
+
+    @property
+    def planner(self) -> tuple:
+        """The arguments ``kernels.plan_hands`` takes after the hands and the table."""
+        return (
+            self.cards,
+            self.card_points,
+            self.joker_value,
+            self.max_lacking,
+            self.accept_run,
+            self.accept_group,
+            self.neighbours,
+            self.values,
+        )
 
 
 @lru_cache(maxsize=64)
@@ -49,48 +70,45 @@ def plan_tables(rules: Rules) -> PlanTables:
             accept_run[p, card_kind(suit, (lo - 1) % NUM_RANKS)] = True
         if run_high_ok(lo, 3, corner):
             accept_run[p, card_kind(suit, (lo + 3) % NUM_RANKS)] = True
-    neighbours = np.zeros((NUM_KINDS, NUM_KINDS), dtype=np.float32)
+    neighbours = np.zeros((NUM_KINDS, NUM_KINDS), dtype=bool)
     for c in range(NUM_NATURAL):
         suit, rank = int(CARD_SUIT[c]), int(CARD_RANK[c])
         for other in (rank - 1, rank + 1):
             if 0 <= other < NUM_RANKS or corner or other == NUM_RANKS:
-                neighbours[c, card_kind(suit, other % NUM_RANKS)] = 1.0
-    return PlanTables(accept_run, accept_group, neighbours, table.values.astype(np.float32))
+                neighbours[c, card_kind(suit, other % NUM_RANKS)] = True
+    return PlanTables(
+        cards=table.cards.astype(np.int64),
+        card_points=table.card_points.astype(np.int64),
+        joker_value=table.joker_value,
+        max_lacking=table.max_lacking.astype(np.int64),
+        accept_run=accept_run,
+        accept_group=accept_group,
+        neighbours=neighbours,
+        values=table.values.astype(np.float32),
+        partners=table.partners.astype(np.int64),
+    )
 
 
-def pattern_terms(spec: GameSpec, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(natural [n, P, 3], lacking [n, P], formable [n, P], points [n, P])`` of each meld pattern for ``hand``.
-
-    ``formable``: the hand can put it down (jokers standing in where the rules
-    allow); ``points``: what it scores from this hand, jokers included.
-    """
-    table = spec.table
-    natural = hand[:, table.cards.astype(np.int64)] > 0
-    lacking = 3 - natural.sum(axis=2)
-    formable = lacking <= np.minimum(hand[:, JOKER, None], table.max_lacking)
-    points = np.where(natural, table.card_points, table.joker_value).sum(axis=2).astype(np.float32)
-    return natural, lacking, formable, points
+def _hands(hand: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(hand, dtype=np.int16)
 
 
 def meld_points(spec: GameSpec, hand: np.ndarray) -> np.ndarray:
     """``float32 [n, P]`` points each pattern scores if melded from ``hand`` (jokers stand in for missing cards)."""
-    return pattern_terms(spec, hand)[3]
+    pt = plan_tables(spec.rules)
+    return kernels.pattern_points(_hands(hand), pt.cards, pt.card_points, pt.joker_value)[0]
 
 
 def meld_preference(spec: GameSpec, hand: np.ndarray) -> np.ndarray:
-    """``float32 [n, P]`` how much a planner wants each pattern: its points, less ``JOKER_PENALTY`` per joker."""
-    _, lacking, _, points = pattern_terms(spec, hand)
-    return points - JOKER_PENALTY * lacking
+    """``float [n, P]`` how much a planner wants each pattern: its points, less ``JOKER_PENALTY`` per joker."""
+    pt = plan_tables(spec.rules)
+    points, lacking = kernels.pattern_points(_hands(hand), pt.cards, pt.card_points, pt.joker_value)
+    return points - float(JOKER_PENALTY) * lacking
 
 
 def connections(spec: GameSpec, hand: np.ndarray) -> np.ndarray:
     """``float32 [n, 53]`` for each card, how many held cards share a legal meld pattern with it (jokers: 99)."""
-    table = spec.table
-    enabled = table.matrix * table.enabled
-    held = (hand > 0).astype(np.float32)
-    partners = (held @ table.matrix) @ enabled.T - held * enabled.sum(axis=1)
-    partners[:, JOKER] = 99.0
-    return partners
+    return kernels.connections(_hands(hand), plan_tables(spec.rules).partners)
 
 
 def top_melds_now(spec: GameSpec, s: State, games: np.ndarray, hand: np.ndarray) -> np.ndarray:
@@ -125,37 +143,12 @@ def plan_hands(spec: GameSpec, hand: np.ndarray, run: np.ndarray, group: np.ndar
     Melds first, the most preferred each time (``meld_preference``), then every
     lay-off, on the table or on the planned melds, until nothing more fits.
     """
-    pt = plan_tables(spec.rules)
-    cards = spec.table.cards.astype(np.int64)
-    hand = hand.astype(np.int16)
-    run, group, joker = run.copy(), group.copy(), joker.copy()
-    points = np.zeros(len(hand), dtype=np.float32)
-    active = np.arange(len(hand))
-    while len(active):
-        natural, lacking, formable, gain = pattern_terms(spec, hand[active])
-        best = np.argmax(np.where(formable, gain - JOKER_PENALTY * lacking, -np.inf), axis=1)
-        local = np.flatnonzero(formable[np.arange(len(active)), best])
-        rows, b = active[local], best[local]
-        hand[rows[:, None], cards[b]] -= natural[local, b]
-        hand[rows, JOKER] -= lacking[local, b].astype(np.int16)
-        points[rows] += gain[local, b]
-        run[rows] |= pt.accept_run[b]
-        group[rows] |= pt.accept_group[b]
-        joker[rows] = True
-        active = rows
-    while True:
-        held = hand > 0
-        on_run = held & run
-        laid = on_run | (held & group)
-        if not laid.any():
-            break
-        points += laid.astype(np.float32) @ pt.values
-        hand -= laid
-        run |= (on_run.astype(np.float32) @ pt.neighbours) > 0
-    spare = np.where(joker, hand[:, JOKER], 0)
-    points += spare * spec.table.joker_value
-    hand[:, JOKER] -= spare.astype(np.int16)
-    return Plan(points, hand)
+    table = (
+        np.ascontiguousarray(run, dtype=bool),
+        np.ascontiguousarray(group, dtype=bool),
+        np.ascontiguousarray(joker, dtype=bool),
+    )
+    return Plan(*kernels.plan_hands(_hands(hand), *table, *plan_tables(spec.rules).planner))
 
 
 def plan_acting(spec: GameSpec, s: State, games: np.ndarray) -> Plan:

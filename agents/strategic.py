@@ -21,17 +21,28 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rummy_env.actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS
-from rummy_env.actions import RUMMY, STOP, TAKE
-from rummy_env.cards import JOKER, NUM_KINDS, NUM_NATURAL
+from rummy_env.actions import (
+    DISCARD,
+    DRAW,
+    JOKER_GROUP,
+    JOKER_RUN,
+    LAYOFF_GROUP,
+    LAYOFF_RUN,
+    MELD,
+    PASS,
+    RUMMY,
+    STOP,
+    TAKE,
+)
+from rummy_env.cards import JOKER, NUM_NATURAL
 from rummy_env.engine import Engine
 from rummy_env.engine.masks import acting_hand
-from rummy_env.engine.piles import pile_by_depth
 from rummy_env.engine.spec import GameSpec
 from rummy_env.engine.state import State
 
+from . import kernels
 from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS, HeuristicAgent
-from .features import Plan, connections, meld_preference, plan_acting, plan_hands, plan_tables, table_accepts
+from .features import Plan, connections, meld_preference, plan_acting, plan_tables, table_accepts
 
 HOLD = -5000.0  # a held-back meld scores below every discard
 NEVER = 1000.0  # discard penalty of a joker (half of it for a card of a planned meld)
@@ -63,33 +74,34 @@ class StrategicAgent(HeuristicAgent):
         self.seed = int(seed)
         self.params = replace(params or StrategicParams(), **overrides)
 
+    def weights(self) -> np.ndarray:
+        """``float64 [4]`` the worth weights as the kernels take them: deadwood, partial, card cost, out bonus."""
+        p = self.params
+        return np.array([p.deadwood, p.partial, p.card_cost, p.out_bonus], dtype=np.float64)
+
     def worth(self, spec: GameSpec, plan: Plan) -> np.ndarray:
         """``float [n]`` a planned hand's worth: its points, less its leftovers at risk, plus going out."""
-        p = self.params
-        rest = plan.rest
-        loose = connections(spec, rest) <= 0
-        at_risk = (rest * plan_tables(spec.rules).values * np.where(loose, 1.0, 1.0 - p.partial)).sum(axis=1)
-        size = rest.sum(axis=1)
-        return plan.points - p.deadwood * at_risk - p.card_cost * size + p.out_bonus * (size <= 1)
+        pt = plan_tables(spec.rules)
+        return kernels.worth(plan.points, plan.rest, pt.partners, pt.values, self.weights())
 
     def pile_gains(self, engine: Engine, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """``float [n, D]`` worth added by taking the pile down to each ``legal`` depth (``-inf`` elsewhere)."""
         spec, s = engine.spec, engine.state
-        gains = np.full(legal.shape, -np.inf, dtype=np.float32)
-        rows, depth = np.nonzero(legal)
-        if not len(rows):
-            return gains
-        width = int(depth.max()) + 1
-        cards = pile_by_depth(s, games, width)[rows]
-        within = (np.arange(width)[None, :] <= depth[:, None]) & (cards >= 0)
-        taken = np.zeros((len(rows), NUM_KINDS), dtype=np.int16)
-        np.add.at(taken, (np.nonzero(within)[0], cards[within]), 1)
-        hand = acting_hand(s, games).astype(np.int16)
+        pt = plan_tables(spec.rules)
+        hand = np.ascontiguousarray(acting_hand(s, games), dtype=np.int16)
         run, group, joker = table_accepts(s, games)
-        after = self.worth(spec, plan_hands(spec, hand[rows] + taken, run[rows], group[rows], joker[rows]))
-        before = self.worth(spec, plan_hands(spec, hand, run, group, joker))
-        gains[rows, depth] = after - before[rows]
-        return gains
+        return kernels.pile_gains(
+            hand,
+            run,
+            group,
+            joker,
+            s.pile[games],
+            s.pile_len[games].astype(np.int64),
+            np.ascontiguousarray(legal),
+            *pt.planner,
+            pt.partners,
+            self.weights(),
+        )
 
     def score_draw(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Each legal take by the worth it adds; a blind draw at ``draw_value``; stopping at zero."""
@@ -175,33 +187,20 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     else their unknown hand size over the unseen cards.
     """
     table = spec.table
-    n, players = len(games), spec.players
-    rows = np.arange(n)
-    me = s.current[games].astype(np.int64)
-    hands = s.hand[games].astype(np.float32)
-    known = s.known[games].astype(np.float32)
-    pile = pile_counts(s, games).astype(np.float32)
-    placed = s.placed[games].sum(axis=1).astype(np.float32)
-    placed[:, JOKER] = s.table_jokers[games].sum(axis=1)
-    others_known = known.sum(axis=1) - known[rows, me]
-    unseen = np.maximum(spec.counts - hands[rows, me] - pile - placed - others_known, 0.0)
-    unseen_total = np.maximum(unseen.sum(axis=1), 1.0)
-    run, group, joker = table_accepts(s, games)
-    certain = run | group
-    certain[:, JOKER] = joker
-    if spec.rules.rummy_calls != "off":
-        in_pile = (pile > 0).astype(np.float32) @ table.matrix + pile[:, JOKER, None]
-        certain |= (((in_pile >= 2) & table.enabled).astype(np.float32) @ table.matrix.T) > 0
-    partners = table.partners.astype(np.int64)
-    valid = table.of_card >= 0
-    miss = np.ones((n, NUM_KINDS), dtype=np.float32)
-    for step in range(1, players):
-        opp = (me + step) % players
-        hidden = np.maximum(hands[rows, opp].sum(axis=1) - known[rows, opp].sum(axis=1), 0.0)
-        q = np.where(known[rows, opp] > 0, 1.0, (unseen > 0) * (hidden / unseen_total)[:, None])
-        qa, qb = q[:, partners[..., 0]], q[:, partners[..., 1]]
-        both = np.clip(qa * qb + q[:, JOKER, None, None] * (qa + qb), 0.0, 1.0) * valid
-        miss *= np.prod(1.0 - both, axis=2)
-    odds = np.where(certain, 1.0, 1.0 - miss)
-    odds[:, JOKER] = 1.0
-    return odds
+    return kernels.opponent_odds(
+        np.asarray(games, dtype=np.int64),
+        s.hand,
+        s.known,
+        s.pile_pos,
+        s.placed,
+        s.table_jokers,
+        s.accept_run,
+        s.accept_group,
+        s.open_groups,
+        s.current,
+        spec.counts,
+        plan_tables(spec.rules).cards,
+        table.enabled,
+        plan_tables(spec.rules).partners,
+        spec.rules.rummy_calls != "off",
+    )
