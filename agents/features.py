@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from rummy_env.actions import DISCARD, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD
 from rummy_env.cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, card_kind
 from rummy_env.engine.masks import acting_hand, pile_melds
 from rummy_env.engine.spec import GameSpec, game_spec
@@ -20,7 +21,8 @@ from rummy_env.melds import run_high_ok, run_low_ok
 from rummy_env.rules import Rules
 
 from . import kernels
-from .kernels import JOKER_PENALTY
+
+ACCEPTED_MAX = 2  # a fresh 3-card run takes a card at either end; a fresh group its fourth suit
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class PlanTables:
     neighbours: np.ndarray  # bool [53, 53] the cards next to a card in its suit
     values: np.ndarray  # float32 [53] card values in hand
     partners: np.ndarray  # int64 [53, 6, 2] the two other cards of each enabled pattern of a card (-1 pad)
+    accepts: np.ndarray  # int64 [P, 2] the cards a fresh meld of each pattern accepts (-1 pad)
 
     @property
     def planner(self) -> tuple:
@@ -86,24 +89,32 @@ def plan_tables(rules: Rules) -> PlanTables:
         neighbours=neighbours,
         values=table.values.astype(np.float32),
         partners=table.partners.astype(np.int64),
+        accepts=_accepted_cards(accept_run | accept_group),
     )
+
+
+def _accepted_cards(accept: np.ndarray) -> np.ndarray:
+    out = np.full((len(accept), ACCEPTED_MAX), -1, dtype=np.int64)
+    for p, row in enumerate(accept):
+        cards = np.flatnonzero(row)
+        out[p, : len(cards)] = cards
+    return out
+
+
+@lru_cache(maxsize=64)
+def _blocks(rules: Rules) -> np.ndarray:
+    layout = game_spec(rules).layout
+    kinds = (MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP, DISCARD)
+    return np.array([edge for k in kinds for edge in (layout.start(k), layout.block(k).stop)], dtype=np.int64)
+
+
+def play_blocks(spec: GameSpec) -> np.ndarray:
+    """``int64 [12]`` start and stop of the meld, lay-off run/group, joker run/group and discard action blocks."""
+    return _blocks(spec.rules)
 
 
 def _hands(hand: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(hand, dtype=np.int16)
-
-
-def meld_points(spec: GameSpec, hand: np.ndarray) -> np.ndarray:
-    """``float32 [n, P]`` points each pattern scores if melded from ``hand`` (jokers stand in for missing cards)."""
-    pt = plan_tables(spec.rules)
-    return kernels.pattern_points(_hands(hand), pt.cards, pt.card_points, pt.joker_value)[0]
-
-
-def meld_preference(spec: GameSpec, hand: np.ndarray) -> np.ndarray:
-    """``float [n, P]`` how much a planner wants each pattern: its points, less ``JOKER_PENALTY`` per joker."""
-    pt = plan_tables(spec.rules)
-    points, lacking = kernels.pattern_points(_hands(hand), pt.cards, pt.card_points, pt.joker_value)
-    return points - float(JOKER_PENALTY) * lacking
 
 
 def connections(spec: GameSpec, hand: np.ndarray) -> np.ndarray:
@@ -140,7 +151,7 @@ class Plan:
 def plan_hands(spec: GameSpec, hand: np.ndarray, run: np.ndarray, group: np.ndarray, joker: np.ndarray) -> Plan:
     """Plan each hand on a table accepting ``run`` / ``group`` / ``joker`` (see ``table_accepts``).
 
-    Melds first, the most preferred each time (``meld_preference``), then every
+    Melds first, the most preferred each time (points, less ``JOKER_PENALTY`` per joker), then every
     lay-off, on the table or on the planned melds, until nothing more fits.
     """
     table = (

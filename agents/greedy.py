@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS
-from rummy_env.actions import RUMMY, STOP, TAKE
-from rummy_env.cards import NUM_NATURAL
+from rummy_env.actions import DRAW, PASS, RUMMY, STOP, TAKE
 from rummy_env.engine import Engine
 from rummy_env.engine.masks import acting_hand
 
-from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS, HeuristicAgent
-from .features import connections, meld_points, top_melds_now
+from . import kernels
+from .base import HeuristicAgent
+from .features import plan_tables, play_blocks, top_melds_now
 
 
 class GreedyAgent(HeuristicAgent):
@@ -45,19 +44,19 @@ class GreedyAgent(HeuristicAgent):
 
     def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Best meld first, then natural lay-offs, joker lay-offs, and finally the loosest high card."""
-        spec, layout = engine.spec, engine.spec.layout
-        hand = acting_hand(engine.state, games)
-        values = spec.table.values
-        scores = np.zeros(mask.shape, dtype=np.float32)
-        melding = np.flatnonzero(mask[:, layout.block(MELD)].any(axis=1))
-        scores[melding, layout.block(MELD)] = MELD_BONUS + meld_points(spec, hand[melding])
-        scores[:, layout.block(LAYOFF_RUN)] = LAYOFF_BONUS + values[:NUM_NATURAL]
-        scores[:, layout.block(LAYOFF_GROUP)] = LAYOFF_BONUS + values[:NUM_NATURAL]
-        scores[:, layout.block(JOKER_RUN)] = JOKER_BONUS
-        scores[:, layout.block(JOKER_GROUP)] = JOKER_BONUS
-        discarding = np.flatnonzero(~(mask & (scores > 0)).any(axis=1))
-        scores[discarding, layout.block(DISCARD)] = values - 100.0 * connections(spec, hand[discarding])
-        return scores
+        spec = engine.spec
+        pt = plan_tables(spec.rules)
+        hand = np.ascontiguousarray(acting_hand(engine.state, games), dtype=np.int16)
+        return kernels.greedy_play(
+            hand,
+            np.ascontiguousarray(mask),
+            play_blocks(spec),
+            pt.cards,
+            pt.card_points,
+            pt.joker_value,
+            pt.values,
+            pt.partners,
+        )
 
     def score_rummy(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Always call, at the shallowest callable depth."""

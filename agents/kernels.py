@@ -15,7 +15,12 @@ from numba import njit
 
 from rummy_env.cards import JOKER, NUM_KINDS
 
+from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS
+
 JOKER_PENALTY = 20  # preference lost per joker a meld uses: naturals first, jokers kept for later
+HOLD = -5000.0  # a held-back meld scores below every discard
+NEVER = 1000.0  # discard penalty of a joker (half of it for a card of a planned meld)
+DISCARD_LOOSENESS = 100.0  # greedy: a discard loses this much per partner card in hand
 LOOSE_JOKER = 99.0  # connections of a joker: it partners everything
 PAIRWISE_LANES = 8  # numpy's pairwise summation adds blocks of 8 in 8 accumulators
 
@@ -51,18 +56,6 @@ def _pattern_gain(hand, cards, card_points, joker_value, p):
         else:
             points += joker_value
             lacking += 1
-    return points, lacking
-
-
-@njit(cache=True)
-def pattern_points(hands, cards, card_points, joker_value):
-    """``(points float32 [n, P], lacking int64 [n, P])`` of every meld pattern for each hand."""
-    n, patterns = hands.shape[0], cards.shape[0]
-    points = np.zeros((n, patterns), dtype=np.float32)
-    lacking = np.zeros((n, patterns), dtype=np.int64)
-    for g in range(n):
-        for p in range(patterns):
-            points[g, p], lacking[g, p] = _pattern_gain(hands[g], cards, card_points, joker_value, p)
     return points, lacking
 
 
@@ -269,6 +262,90 @@ def pile_gains(
 
 
 @njit(cache=True)
+def _odds_one(
+    g,
+    hand,
+    known,
+    pile_pos,
+    placed,
+    table_jokers,
+    accept_run,
+    accept_group,
+    open_groups,
+    current,
+    counts,
+    cards,
+    enabled,
+    partners,
+    calls,
+    odds,
+):
+    """Fill ``odds [53]`` for game ``g``: the chance that some opponent can meld each card if it is discarded."""
+    players = hand.shape[1]
+    one, zero = np.float32(1.0), np.float32(0.0)
+    me = current[g]
+    pile = np.zeros(NUM_KINDS, dtype=np.int64)
+    unseen = np.zeros(NUM_KINDS, dtype=np.float32)
+    certain = np.zeros(NUM_KINDS, dtype=np.bool_)
+    q = np.zeros(NUM_KINDS, dtype=np.float32)
+    for c in range(NUM_KINDS):
+        for k in range(pile_pos.shape[1]):
+            pile[c] += pile_pos[g, k, c] > 0
+    unseen_total = zero
+    for c in range(NUM_KINDS):
+        on_table = 0
+        others_known = 0
+        for seat in range(players):
+            on_table += placed[g, seat, c]
+            if seat != me:
+                others_known += known[g, seat, c]
+        if c == JOKER:
+            on_table = 0
+            for k in range(table_jokers.shape[1]):
+                on_table += table_jokers[g, k]
+        unseen[c] = max(counts[c] - hand[g, me, c] - pile[c] - on_table - others_known, 0)
+        unseen_total += unseen[c]
+    unseen_total = max(unseen_total, one)
+    table_joker = False
+    for c in range(NUM_KINDS - 1):
+        table_joker |= accept_run[g, c] > 0
+        certain[c] = accept_run[g, c] > 0 or accept_group[g, c] > 0
+    for r in range(open_groups.shape[1]):
+        table_joker |= open_groups[g, r] > 0
+    certain[JOKER] = table_joker
+    if calls:
+        for p in range(cards.shape[0]):
+            in_pile = pile[JOKER]
+            for k in range(3):
+                in_pile += pile[cards[p, k]] > 0
+            if in_pile >= 2 and enabled[p]:
+                for k in range(3):
+                    certain[cards[p, k]] = True
+    miss = np.ones(NUM_KINDS, dtype=np.float32)
+    for step in range(1, players):
+        opp = (me + step) % players
+        held, seen = 0, 0
+        for c in range(NUM_KINDS):
+            held += hand[g, opp, c]
+            seen += known[g, opp, c]
+        share = np.float32(max(held - seen, 0)) / unseen_total
+        for c in range(NUM_KINDS):
+            q[c] = one if known[g, opp, c] > 0 else (share if unseen[c] > 0 else zero)
+        for c in range(NUM_KINDS):
+            keep = one
+            for k in range(partners.shape[1]):
+                a, b = partners[c, k, 0], partners[c, k, 1]
+                if a < 0:
+                    break
+                both = q[a] * q[b] + q[JOKER] * (q[a] + q[b])
+                keep = keep * (one - min(max(both, zero), one))
+            miss[c] = miss[c] * keep
+    for c in range(NUM_KINDS):
+        odds[c] = one if certain[c] else one - miss[c]
+    odds[JOKER] = one
+
+
+@njit(cache=True)
 def opponent_odds(
     games,
     hand,
@@ -290,71 +367,191 @@ def opponent_odds(
 
     Takes the engine's state arrays whole and the game indices ``games``; ``calls``: "Rummy!" calls are on.
     """
-    n, players = len(games), hand.shape[1]
-    one, zero = np.float32(1.0), np.float32(0.0)
-    odds = np.ones((n, NUM_KINDS), dtype=np.float32)
-    unseen = np.zeros(NUM_KINDS, dtype=np.float32)
-    pile = np.zeros(NUM_KINDS, dtype=np.int64)
-    certain = np.zeros(NUM_KINDS, dtype=np.bool_)
-    q = np.zeros(NUM_KINDS, dtype=np.float32)
-    for i in range(n):
-        g, me = games[i], current[games[i]]
-        for c in range(NUM_KINDS):
-            pile[c] = 0
-            for k in range(pile_pos.shape[1]):
-                pile[c] += pile_pos[g, k, c] > 0
-        unseen_total = zero
-        for c in range(NUM_KINDS):
-            on_table = 0
-            others_known = 0
-            for seat in range(players):
-                on_table += placed[g, seat, c]
-                if seat != me:
-                    others_known += known[g, seat, c]
-            if c == JOKER:
-                on_table = 0
-                for k in range(table_jokers.shape[1]):
-                    on_table += table_jokers[g, k]
-            left = counts[c] - hand[g, me, c] - pile[c] - on_table - others_known
-            unseen[c] = max(left, 0)
-            unseen_total += unseen[c]
-        unseen_total = max(unseen_total, one)
-        table_joker = False
-        for c in range(NUM_KINDS - 1):
-            table_joker |= accept_run[g, c] > 0
-        for r in range(open_groups.shape[1]):
-            table_joker |= open_groups[g, r] > 0
-        for c in range(NUM_KINDS):
-            certain[c] = c != JOKER and (accept_run[g, c] > 0 or accept_group[g, c] > 0)
-        certain[JOKER] = table_joker
-        if calls:
-            for p in range(cards.shape[0]):
-                in_pile = pile[JOKER]
-                for k in range(3):
-                    in_pile += pile[cards[p, k]] > 0
-                if in_pile >= 2 and enabled[p]:
-                    for k in range(3):
-                        certain[cards[p, k]] = True
-        miss = np.ones(NUM_KINDS, dtype=np.float32)
-        for step in range(1, players):
-            opp = (me + step) % players
-            held, seen = 0, 0
-            for c in range(NUM_KINDS):
-                held += hand[g, opp, c]
-                seen += known[g, opp, c]
-            share = np.float32(max(held - seen, 0)) / unseen_total
-            for c in range(NUM_KINDS):
-                q[c] = one if known[g, opp, c] > 0 else (share if unseen[c] > 0 else zero)
-            for c in range(NUM_KINDS):
-                keep = one
-                for k in range(partners.shape[1]):
-                    a, b = partners[c, k, 0], partners[c, k, 1]
-                    if a < 0:
-                        break
-                    both = q[a] * q[b] + q[JOKER] * (q[a] + q[b])
-                    keep = keep * (one - min(max(both, zero), one))
-                miss[c] = miss[c] * keep
-        for c in range(NUM_KINDS):
-            odds[i, c] = one if certain[c] else one - miss[c]
-        odds[i, JOKER] = one
+    odds = np.ones((len(games), NUM_KINDS), dtype=np.float32)
+    for i in range(len(games)):
+        _odds_one(
+            games[i],
+            hand,
+            known,
+            pile_pos,
+            placed,
+            table_jokers,
+            accept_run,
+            accept_group,
+            open_groups,
+            current,
+            counts,
+            cards,
+            enabled,
+            partners,
+            calls,
+            odds[i],
+        )
     return odds
+
+
+@njit(cache=True)
+def _fill_layoffs(row, blocks, values):
+    """Lay-off tiers of a play-phase score row: naturals above jokers, each natural by its value."""
+    for c in range(blocks[3] - blocks[2]):
+        row[blocks[2] + c] = LAYOFF_BONUS + values[c]
+    for c in range(blocks[5] - blocks[4]):
+        row[blocks[4] + c] = LAYOFF_BONUS + values[c]
+    row[blocks[6] : blocks[7]] = JOKER_BONUS
+    row[blocks[8] : blocks[9]] = JOKER_BONUS
+
+
+@njit(cache=True)
+def _must_discard(row, legal):
+    """No legal meld or lay-off scores above zero: the turn ends with a discard."""
+    for j in range(len(row)):  # noqa: SIM110 - compiled: a plain loop, no generator
+        if legal[j] and row[j] > 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def greedy_play(hands, mask, blocks, cards, card_points, joker_value, values, partners):
+    """``float32 [n, A]`` ``GreedyAgent.score_play``: best meld, natural then joker lay-offs, loosest high discard.
+
+    ``blocks``: start and stop of the meld, lay-off run, lay-off group, joker run, joker group and discard blocks.
+    """
+    n = hands.shape[0]
+    scores = np.zeros(mask.shape, dtype=np.float32)
+    conn = np.zeros(NUM_KINDS, dtype=np.float32)
+    for i in range(n):
+        row = scores[i]
+        if mask[i, blocks[0] : blocks[1]].any():
+            for p in range(blocks[1] - blocks[0]):
+                row[blocks[0] + p] = MELD_BONUS + np.float32(
+                    _pattern_gain(hands[i], cards, card_points, joker_value, p)[0]
+                )
+        _fill_layoffs(row, blocks, values)
+        if _must_discard(row, mask[i]):
+            _connections_one(hands[i], partners, conn)
+            for c in range(blocks[11] - blocks[10]):
+                row[blocks[10] + c] = values[c] - DISCARD_LOOSENESS * conn[c]
+    return scores
+
+
+@njit(cache=True)
+def strategic_play(
+    games,
+    mask,
+    blocks,
+    hand,
+    known,
+    pile_pos,
+    placed,
+    table_jokers,
+    accept_run,
+    accept_group,
+    open_groups,
+    current,
+    stock_len,
+    counts,
+    enabled,
+    calls,
+    cards,
+    card_points,
+    joker_value,
+    max_lacking,
+    plan_run,
+    plan_group,
+    neighbours,
+    values,
+    partners,
+    accepts,
+    weights,
+):
+    """``float32 [n, A]`` ``StrategicAgent.score_play``: planned melds (unless held back), lay-offs, safest discard.
+
+    ``weights``: keep_partial, danger, tempo, urgent_hand, urgent_stock, hold_calls (0/1).
+    """
+    keep_partial, danger, tempo = weights[0], np.float32(weights[1]), np.float32(weights[2])
+    urgent_hand, urgent_stock, hold = weights[3], weights[4], weights[5] > 0
+    n, players, patterns = len(games), hand.shape[1], blocks[1] - blocks[0]
+    scores = np.zeros(mask.shape, dtype=np.float32)
+    own = np.zeros(NUM_KINDS, dtype=np.int16)
+    rest = np.zeros(NUM_KINDS, dtype=np.int16)
+    run = np.zeros(NUM_KINDS, dtype=np.bool_)
+    group = np.zeros(NUM_KINDS, dtype=np.bool_)
+    in_pile = np.zeros(NUM_KINDS, dtype=np.bool_)
+    conn = np.zeros(NUM_KINDS, dtype=np.float32)
+    odds = np.zeros(NUM_KINDS, dtype=np.float32)
+    for i in range(n):
+        g, me, row = games[i], current[games[i]], scores[i]
+        joker = False
+        for c in range(NUM_KINDS):
+            own[c] = hand[g, me, c]
+            rest[c] = own[c]
+            natural = c != JOKER
+            run[c] = natural and accept_run[g, c] > 0
+            group[c] = natural and accept_group[g, c] > 0
+            joker |= run[c]
+            in_pile[c] = False
+            for k in range(pile_pos.shape[1]):
+                in_pile[c] |= pile_pos[g, k, c] > 0
+        for r in range(open_groups.shape[1]):
+            joker |= open_groups[g, r] > 0
+        _plan_one(
+            rest,
+            run,
+            group,
+            joker,
+            cards,
+            card_points,
+            joker_value,
+            max_lacking,
+            plan_run,
+            plan_group,
+            neighbours,
+            values,
+        )
+        left = 0
+        for c in range(NUM_KINDS):
+            left += rest[c]
+        nearest = 1 << 30
+        for seat in range(players):
+            if seat != me:
+                size = 0
+                for c in range(NUM_KINDS):
+                    size += hand[g, seat, c]
+                nearest = min(nearest, size)
+        ending = left <= 1 or stock_len[g] <= urgent_stock or nearest <= urgent_hand
+        for p in range(patterns):
+            opens = False
+            if hold and calls and not ending:
+                for k in range(accepts.shape[1]):
+                    opens |= accepts[p, k] >= 0 and in_pile[accepts[p, k]]
+            gain, lacking = _pattern_gain(own, cards, card_points, joker_value, p)
+            row[blocks[0] + p] = HOLD if opens else MELD_BONUS + (np.float64(gain) - JOKER_PENALTY * lacking)
+        _fill_layoffs(row, blocks, values)
+        if not _must_discard(row, mask[i]):
+            continue
+        _odds_one(
+            g,
+            hand,
+            known,
+            pile_pos,
+            placed,
+            table_jokers,
+            accept_run,
+            accept_group,
+            open_groups,
+            current,
+            counts,
+            cards,
+            enabled,
+            partners,
+            calls,
+            odds,
+        )
+        _connections_one(rest, partners, conn)
+        for c in range(blocks[11] - blocks[10]):
+            keep = NEVER / 2 if own[c] > rest[c] else (keep_partial if conn[c] > 0 else 0.0)
+            if c == JOKER:
+                keep = NEVER
+            given = (danger * odds[c]) * (values[c] + tempo)
+            row[blocks[10] + c] = (np.float64(values[c]) - keep) - np.float64(given)
+    return scores

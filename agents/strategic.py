@@ -22,30 +22,22 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rummy_env.actions import (
-    DISCARD,
     DRAW,
-    JOKER_GROUP,
-    JOKER_RUN,
-    LAYOFF_GROUP,
-    LAYOFF_RUN,
-    MELD,
     PASS,
     RUMMY,
     STOP,
     TAKE,
 )
-from rummy_env.cards import JOKER, NUM_NATURAL
+from rummy_env.cards import JOKER
 from rummy_env.engine import Engine
 from rummy_env.engine.masks import acting_hand
 from rummy_env.engine.spec import GameSpec
 from rummy_env.engine.state import State
 
 from . import kernels
-from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS, HeuristicAgent
-from .features import Plan, connections, meld_preference, plan_acting, plan_tables, table_accepts
-
-HOLD = -5000.0  # a held-back meld scores below every discard
-NEVER = 1000.0  # discard penalty of a joker (half of it for a card of a planned meld)
+from .base import HeuristicAgent
+from .features import Plan, connections, plan_tables, play_blocks, table_accepts
+from .kernels import NEVER
 
 
 @dataclass(frozen=True)
@@ -122,35 +114,24 @@ class StrategicAgent(HeuristicAgent):
 
     def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Planned melds (unless held back), then lay-offs, then the safest discard."""
-        spec, s = engine.spec, engine.state
-        layout = spec.layout
-        hand = acting_hand(s, games).astype(np.int16)
-        plan = plan_acting(spec, s, games)
-        melds = MELD_BONUS + meld_preference(spec, hand)
-        if self.params.hold_calls:
-            held_back = opens_call(spec, s, games) & ~self.hand_ending(s, games, plan)[:, None]
-            melds = np.where(held_back, HOLD, melds)
-        values = spec.table.values[:NUM_NATURAL]
-        scores = np.zeros(mask.shape, dtype=np.float32)
-        scores[:, layout.block(MELD)] = melds
-        scores[:, layout.block(LAYOFF_RUN)] = LAYOFF_BONUS + values
-        scores[:, layout.block(LAYOFF_GROUP)] = LAYOFF_BONUS + values
-        scores[:, layout.block(JOKER_RUN)] = JOKER_BONUS
-        scores[:, layout.block(JOKER_GROUP)] = JOKER_BONUS
-        discarding = np.flatnonzero(~(mask & (scores > 0)).any(axis=1))
-        if len(discarding):
-            scores[discarding, layout.block(DISCARD)] = self.discard_scores(
-                spec, s, games[discarding], hand[discarding], plan.rest[discarding]
-            )
-        return scores
-
-    def hand_ending(self, s: State, games: np.ndarray, plan: Plan) -> np.ndarray:
-        """``bool [n]`` the hand is about to end: the plan goes out, the stock is low, or an opponent is nearly out."""
-        p = self.params
-        sizes = s.hand[games].sum(axis=2)
-        sizes[np.arange(len(games)), s.current[games]] = np.iinfo(sizes.dtype).max
-        nearly_out = sizes.min(axis=1) <= p.urgent_hand
-        return (plan.rest.sum(axis=1) <= 1) | (s.stock_len[games] <= p.urgent_stock) | nearly_out
+        spec, s, p = engine.spec, engine.state, self.params
+        weights = np.array(
+            [p.keep_partial, p.danger, p.tempo, p.urgent_hand, p.urgent_stock, p.hold_calls], dtype=np.float64
+        )
+        return kernels.strategic_play(
+            np.asarray(games, dtype=np.int64),
+            np.ascontiguousarray(mask),
+            play_blocks(spec),
+            *state_arrays(s),
+            s.stock_len,
+            spec.counts,
+            spec.table.enabled,
+            spec.rules.rummy_calls != "off",
+            *plan_tables(spec.rules).planner,
+            plan_tables(spec.rules).partners,
+            plan_tables(spec.rules).accepts,
+            weights,
+        )
 
     def discard_scores(
         self, spec: GameSpec, s: State, games: np.ndarray, hand: np.ndarray, rest: np.ndarray
@@ -164,20 +145,6 @@ class StrategicAgent(HeuristicAgent):
         return values - keep - p.danger * opponent_odds(spec, s, games) * (values + p.tempo)
 
 
-def pile_counts(s: State, games: np.ndarray) -> np.ndarray:
-    """``int [n, 53]`` copies of each kind in the discard pile."""
-    return (s.pile_pos[games] > 0).sum(axis=1)
-
-
-def opens_call(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
-    """``bool [n, P]`` putting the pattern down would let a pile card be laid off on it (a "Rummy!" call)."""
-    if spec.rules.rummy_calls == "off":
-        return np.zeros((len(games), len(spec.table.cards)), dtype=bool)
-    pt = plan_tables(spec.rules)
-    in_pile = (pile_counts(s, games) > 0).astype(np.float32)
-    return (in_pile @ (pt.accept_run | pt.accept_group).T.astype(np.float32)) > 0
-
-
 def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     """``float [n, 53]`` chance that some opponent can meld each card if it is discarded.
 
@@ -186,9 +153,20 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     two other cards (or one and a joker): 1 for cards known to be in their hand,
     else their unknown hand size over the unseen cards.
     """
-    table = spec.table
     return kernels.opponent_odds(
         np.asarray(games, dtype=np.int64),
+        *state_arrays(s),
+        spec.counts,
+        plan_tables(spec.rules).cards,
+        spec.table.enabled,
+        plan_tables(spec.rules).partners,
+        spec.rules.rummy_calls != "off",
+    )
+
+
+def state_arrays(s: State) -> tuple[np.ndarray, ...]:
+    """The state arrays the strategic kernels read, in their argument order."""
+    return (
         s.hand,
         s.known,
         s.pile_pos,
@@ -198,9 +176,4 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
         s.accept_group,
         s.open_groups,
         s.current,
-        spec.counts,
-        plan_tables(spec.rules).cards,
-        table.enabled,
-        plan_tables(spec.rules).partners,
-        spec.rules.rummy_calls != "off",
     )
