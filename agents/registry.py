@@ -51,5 +51,7 @@ def make_agent(
         return RLlibAgent(key, rules=rules, deterministic=deterministic, seed=seed)
     if key.endswith(".zip") or Path(key).exists():
         return PolicyAgent(key, rules=rules, deterministic=deterministic, seed=seed)
-    raise ValueError(f"unknown agent {key!r}: expected one of {', '.join(AGENTS)}, a MaskablePPO .zip checkpoint "
-                     "or rllib:<RLlib checkpoint folder>")
+    raise ValueError(
+        f"unknown agent {key!r}: expected one of {', '.join(AGENTS)}, a MaskablePPO .zip checkpoint "
+        "or rllib:<RLlib checkpoint folder>"
+    )

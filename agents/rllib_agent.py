@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -59,8 +59,10 @@ class RummyRLlibEnv(PettingZooEnv):
         self.rng = np.random.default_rng(seed)
         n = self.env.engine.num_actions
         extra = {hint_key(k): spaces.Box(0, n - 1, shape=(1,), dtype=np.int64) for k in range(len(self.hints))}
-        self.observation_spaces = {a: spaces.Dict({**s.spaces, **extra}) for a, s in self.observation_spaces.items()}
-        self.observation_space = spaces.Dict(self.observation_spaces)
+        plain = {a: cast(spaces.Dict, self.env.observation_space(a)) for a in self.env.possible_agents}
+        hinted: dict[str, spaces.Space] = {a: spaces.Dict({**space.spaces, **extra}) for a, space in plain.items()}
+        self.observation_spaces = {a: space for a, space in hinted.items()}  # noqa: C416  (typed by the base class)
+        self.observation_space = spaces.Dict(hinted)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Deal a new game; a ``seed`` restarts the stream of deal seeds."""
@@ -69,7 +71,7 @@ class RummyRLlibEnv(PettingZooEnv):
         obs, infos = super().reset(seed=int(self.rng.integers(2**63)), options=options)
         return self._hinted(obs), infos
 
-    def step(self, action: dict) -> tuple[dict, dict, dict, dict, dict]:
+    def step(self, action: dict) -> tuple[dict, dict, dict, dict, dict]:  # type: ignore[override]
         """Play the acting agent's action; observations gain the heuristics' hints."""
         obs, rewards, terminated, truncated, infos = super().step(action)
         return self._hinted(obs), rewards, terminated, truncated, infos
@@ -108,8 +110,10 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
 
     def __init__(self, *, observation_space: spaces.Space | None = None, **kwargs: Any) -> None:
         if not isinstance(observation_space, spaces.Dict) or not {OBS_KEY, MASK_KEY} <= set(observation_space.spaces):
-            raise ValueError(f"MaskedPPOModule needs a Dict observation space with {OBS_KEY!r} and {MASK_KEY!r}, "
-                             f"got {observation_space}")
+            raise ValueError(
+                f"MaskedPPOModule needs a Dict observation space with {OBS_KEY!r} and {MASK_KEY!r}, "
+                f"got {observation_space}"
+            )
         self.full_observation_space = observation_space
         super().__init__(observation_space=observation_space[OBS_KEY], **kwargs)
 
@@ -128,14 +132,14 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
 
     def compute_values(self, batch: dict, embeddings: Any = None) -> torch.Tensor:
         """State values (for GAE and the value loss) from the plain observation."""
-        return super().compute_values(split_mask(batch)[1], embeddings)
+        return cast(torch.Tensor, super().compute_values(split_mask(batch)[1], embeddings))
 
 
 class HintModule(RLModule):
     """A fixed policy: plays the heuristic action the env wrote under ``model_config["hint"]``."""
 
     def _forward(self, batch: dict, **kwargs: Any) -> dict:
-        hint = batch[Columns.OBS][self.model_config["hint"]]
+        hint = batch[Columns.OBS][cast(dict, self.model_config)["hint"]]
         return {Columns.ACTIONS: np.asarray(hint).reshape(-1).astype(np.int64)}
 
     def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
@@ -163,8 +167,14 @@ class RLlibAgent(Agent):
 
     needs_obs = True
 
-    def __init__(self, module: RLModule | str | Path, rules: Rules | None = None, deterministic: bool = True,
-                 seed: int = 0, name: str | None = None) -> None:
+    def __init__(
+        self,
+        module: RLModule | str | Path,
+        rules: Rules | None = None,
+        deterministic: bool = True,
+        seed: int = 0,
+        name: str | None = None,
+    ) -> None:
         if not isinstance(module, RLModule):
             module = RLModule.from_checkpoint(module_path(module))
         self.module = module
@@ -175,19 +185,26 @@ class RLlibAgent(Agent):
             self._check_shapes(Engine(rules, num_games=1, seed=0))
 
     def _check_shapes(self, engine: Engine) -> None:
-        space = getattr(self.module, "full_observation_space", self.module.observation_space)
-        obs_shape, actions = tuple(space[OBS_KEY].shape), int(self.module.action_space.n)
+        space = cast(spaces.Dict, getattr(self.module, "full_observation_space", self.module.observation_space))
+        action_space = cast(spaces.Discrete, self.module.action_space)
+        obs_shape, actions = tuple(space[OBS_KEY].shape or ()), int(action_space.n)
         if obs_shape != (engine.obs_dim,) or actions != engine.num_actions:
-            raise ValueError(f"RLlib module {self.name!r} expects observations {obs_shape} and {actions} actions, "
-                             f"but these rules give ({engine.obs_dim},) and {engine.num_actions}: "
-                             "it was trained for another table")
+            raise ValueError(
+                f"RLlib module {self.name!r} expects observations {obs_shape} and {actions} actions, "
+                f"but these rules give ({engine.obs_dim},) and {engine.num_actions}: "
+                "it was trained for another table"
+            )
 
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """One forward pass over all the acting seats, then argmax (or sample) among the legal actions."""
         if obs is None:
             obs = engine.observe()[np.asarray(games, dtype=np.int64)]
-        batch = {Columns.OBS: {OBS_KEY: torch.as_tensor(np.clip(obs, -OBS_BOUND, OBS_BOUND), dtype=torch.float32),
-                               MASK_KEY: torch.as_tensor(np.asarray(mask, dtype=bool))}}
+        batch = {
+            Columns.OBS: {
+                OBS_KEY: torch.as_tensor(np.clip(obs, -OBS_BOUND, OBS_BOUND), dtype=torch.float32),
+                MASK_KEY: torch.as_tensor(np.asarray(mask, dtype=bool)),
+            }
+        }
         with torch.no_grad():
             logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
         if self.deterministic:

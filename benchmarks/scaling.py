@@ -32,8 +32,16 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 ROOT = Path(__file__).resolve().parents[1]
-SWEEP_BUDGET = ["train.steps=8192", "train.num_envs=64", "algo.n_steps=32", "eval.every=0", "eval.final_games=20",
-                "eval.opponents=[random]", "train.latest=null", "opponents=random"]
+SWEEP_BUDGET = [
+    "train.steps=8192",
+    "train.num_envs=64",
+    "algo.n_steps=32",
+    "eval.every=0",
+    "eval.final_games=20",
+    "eval.opponents=[random]",
+    "train.latest=null",
+    "opponents=random",
+]
 
 
 def rllib_row(runners: int, seconds: float) -> dict:
@@ -49,8 +57,13 @@ def rllib_row(runners: int, seconds: float) -> dict:
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
         cfg = compose(config_name="train_rllib", overrides=["rllib=tiny", f"rllib.num_env_runners={runners}"])
-    ray.init(num_cpus=os.cpu_count(), include_dashboard=False, ignore_reinit_error=True, log_to_driver=False,
-             object_store_memory=int(cfg.rllib.object_store_mb) * 2**20)
+    ray.init(
+        num_cpus=os.cpu_count(),
+        include_dashboard=False,
+        ignore_reinit_error=True,
+        log_to_driver=False,
+        object_store_memory=int(cfg.rllib.object_store_mb) * 2**20,
+    )
     algo = build_config(cfg, Rules.from_dict(OmegaConf.to_container(cfg.env.rules))).build_algo()
     try:
         first = algo.train()["num_env_steps_sampled_lifetime"]  # warm-up: actors started, modules built
@@ -63,8 +76,13 @@ def rllib_row(runners: int, seconds: float) -> dict:
         algo.stop()
         ray.shutdown()
     steps = last - first
-    return {"row": "rllib", "config": f"{runners} env runner(s) x 2 games", "env steps/s": steps / elapsed,
-            "seconds": elapsed, "note": f"{iterations} iterations, {int(steps):,} steps"}
+    return {
+        "row": "rllib",
+        "config": f"{runners} env runner(s) x 2 games",
+        "env steps/s": steps / elapsed,
+        "seconds": elapsed,
+        "note": f"{iterations} iterations, {int(steps):,} steps",
+    }
 
 
 def sb3_row(games: int, seconds: float) -> dict:
@@ -72,8 +90,13 @@ def sb3_row(games: int, seconds: float) -> dict:
     from benchmarks.train_speed import bench_train
 
     r = bench_train("sb3", ["algo=ppo_mlp", f"train.num_envs={games}"], seconds)
-    return {"row": "sb3", "config": f"{games} games x 32 steps per rollout", "env steps/s": r["env steps/s"],
-            "seconds": r["seconds"], "note": r["note"]}
+    return {
+        "row": "sb3",
+        "config": f"{games} games x 32 steps per rollout",
+        "env steps/s": r["env steps/s"],
+        "seconds": r["seconds"],
+        "note": r["note"],
+    }
 
 
 def timed(cmd: list[str]) -> float:
@@ -88,14 +111,25 @@ def sweep_rows() -> list[dict]:
     train = [sys.executable, "-m", "experiments.train", *SWEEP_BUDGET]
     with TemporaryDirectory() as tmp:
         single = timed([*train, f"hydra.run.dir={tmp}/single"])
-        sweep = timed([*train, "--multirun", "hydra/launcher=submitit_local", "train.seed=0,1",
-                       f"hydra.sweep.dir={tmp}/sweep"])
+        sweep = timed(
+            [*train, "--multirun", "hydra/launcher=submitit_local", "train.seed=0,1", f"hydra.sweep.dir={tmp}/sweep"]
+        )
     budget = " ".join(SWEEP_BUDGET[:2])
     return [
-        {"row": "sweep", "config": "1 run, basic launcher", "env steps/s": 8192 / single, "seconds": single,
-         "note": f"{budget}; wall time of the command"},
-        {"row": "sweep", "config": "2 seeds, submitit_local", "env steps/s": 2 * 8192 / sweep, "seconds": sweep,
-         "note": f"{budget} each; {sweep / single:.2f}x the single run's wall time"},
+        {
+            "row": "sweep",
+            "config": "1 run, basic launcher",
+            "env steps/s": 8192 / single,
+            "seconds": single,
+            "note": f"{budget}; wall time of the command",
+        },
+        {
+            "row": "sweep",
+            "config": "2 seeds, submitit_local",
+            "env steps/s": 2 * 8192 / sweep,
+            "seconds": sweep,
+            "note": f"{budget} each; {sweep / single:.2f}x the single run's wall time",
+        },
     ]
 
 
@@ -109,8 +143,12 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=None, help="also write the table to this file")
     a = p.parse_args()
     command = "python -m benchmarks.scaling " + " ".join(sys.argv[1:])
-    lines = [f"`{command.strip()}`; {os.cpu_count()} CPUs, load average before {os.getloadavg()[0]:.1f}", "",
-             "| row | configuration | env steps/s | timed s | note |", "|---|---|---|---|---|"]
+    lines = [
+        f"`{command.strip()}`; {os.cpu_count()} CPUs, load average before {os.getloadavg()[0]:.1f}",
+        "",
+        "| row | configuration | env steps/s | timed s | note |",
+        "|---|---|---|---|---|",
+    ]
     print("\n".join(lines), flush=True)
     jobs = [lambda n=n: [rllib_row(n, a.seconds)] for n in a.runners]
     jobs += [lambda g=g: [sb3_row(g, a.seconds)] for g in a.games]

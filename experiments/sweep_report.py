@@ -23,8 +23,28 @@ import pandas as pd
 from omegaconf import OmegaConf
 
 SEED_KEYS = ("train.seed",)  # overrides that only pick the seed: runs differing in them are one configuration
-T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086)  # Student t 0.975, df 1..20
+T975 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+)  # Student t 0.975, df 1..20
 Z975 = 1.960  # the normal quantile, used above 20 degrees of freedom
 
 
@@ -79,19 +99,33 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
         mean, low, high = mean_ci(group["win_rate"].astype(float).tolist())
         low, high = max(low, 0.0), min(high, 1.0)  # nan stays nan
         per_seed = " ".join(f"{s}:{w:.3f}" for s, w in zip(group["seed"], group["win_rate"], strict=True))
-        out.append({"config": config, "opponent": opponent, "seeds": len(group), "win_rate": mean,
-                    "ci_low": low, "ci_high": high, "games_per_seed": int(group["games"].iloc[0]),
-                    "per_seed": per_seed})
-    return pd.DataFrame(out, columns=["config", "opponent", "seeds", "win_rate", "ci_low", "ci_high",
-                                      "games_per_seed", "per_seed"])
+        out.append(
+            {
+                "config": config,
+                "opponent": opponent,
+                "seeds": len(group),
+                "win_rate": mean,
+                "ci_low": low,
+                "ci_high": high,
+                "games_per_seed": int(group["games"].iloc[0]),
+                "per_seed": per_seed,
+            }
+        )
+    return pd.DataFrame(
+        out, columns=["config", "opponent", "seeds", "win_rate", "ci_low", "ci_high", "games_per_seed", "per_seed"]
+    )
 
 
 def markdown(table: pd.DataFrame, runs: int, common: Sequence[str] = ()) -> str:
     """The table as Markdown, after a line saying what it is and the overrides every run shares."""
     shared = f"; every run: `{' '.join(common)}`" if common else ""
     title = f"Final win rate per configuration ({runs} runs): mean over seeds and its 95% Student-t interval"
-    lines = [title + shared, "",
-             "| configuration | opponent | seeds | win rate | 95% CI | per seed |", "|---|---|---|---|---|---|"]
+    lines = [
+        title + shared,
+        "",
+        "| configuration | opponent | seeds | win rate | 95% CI | per seed |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in table.itertuples():
         ci = "n/a" if math.isnan(r.ci_low) else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
         lines.append(f"| `{r.config}` | {r.opponent} | {r.seeds} | {r.win_rate:.3f} | {ci} | {r.per_seed} |")
@@ -119,8 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line: the sweep folders, then ``--out``."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, help="sweep folders (or any folders above run folders)")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="where to write sweep_report.md/.csv (default: the first folder)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="where to write sweep_report.md/.csv (default: the first folder)"
+    )
     args = parser.parse_args(argv)
     try:
         report(args.folders, args.out)

@@ -71,30 +71,52 @@ class SeatMapping:
 def build_config(cfg: DictConfig, rules: Rules) -> PPOConfig:
     """The RLlib PPO config: env, workers, modules, policy mapping and hyper-parameters."""
     r, opponents = cfg.rllib, [str(o) for o in cfg.train.opponents]
-    env_config = {"rules": rules.replace(reward=cfg.train.reward).to_dict(), "max_steps": int(cfg.train.max_steps),
-                  "hints": opponents, "seed": int(cfg.train.seed)}
+    env_config = {
+        "rules": rules.replace(reward=cfg.train.reward).to_dict(),
+        "max_steps": int(cfg.train.max_steps),
+        "hints": opponents,
+        "seed": int(cfg.train.seed),
+    }
     probe = RummyRLlibEnv(env_config)
     obs_space, act_space = probe.observation_spaces["player_0"], probe.action_spaces["player_0"]
     model = DefaultModelConfig(fcnet_hiddens=list(r.fcnet_hiddens), vf_share_layers=bool(r.vf_share_layers))
-    specs = {LEARNER: RLModuleSpec(module_class=MaskedPPOModule, observation_space=obs_space,
-                                   action_space=act_space, model_config=model)}
+    specs = {
+        LEARNER: RLModuleSpec(
+            module_class=MaskedPPOModule, observation_space=obs_space, action_space=act_space, model_config=model
+        )
+    }
     fixed = [fixed_module_id(k, name) for k, name in enumerate(opponents)]
     for k, module_id in enumerate(fixed):
-        specs[module_id] = RLModuleSpec(module_class=HintModule, observation_space=obs_space,
-                                        action_space=act_space, model_config={"hint": hint_key(k)})
+        specs[module_id] = RLModuleSpec(
+            module_class=HintModule,
+            observation_space=obs_space,
+            action_space=act_space,
+            model_config={"hint": hint_key(k)},
+        )
     return (
         PPOConfig()
         .environment(RummyRLlibEnv, env_config=env_config, disable_env_checking=True)  # its check plays illegal moves
-        .env_runners(num_env_runners=int(r.num_env_runners), num_envs_per_env_runner=int(r.num_envs_per_env_runner),
-                     rollout_fragment_length=r.rollout_fragment_length)
+        .env_runners(
+            num_env_runners=int(r.num_env_runners),
+            num_envs_per_env_runner=int(r.num_envs_per_env_runner),
+            rollout_fragment_length=r.rollout_fragment_length,
+        )
         .learners(num_learners=int(r.num_learners), num_gpus_per_learner=r.num_gpus_per_learner)
-        .multi_agent(policies=set(specs), policy_mapping_fn=SeatMapping(rules.players, fixed),
-                     policies_to_train=[LEARNER])
+        .multi_agent(
+            policies=set(specs), policy_mapping_fn=SeatMapping(rules.players, fixed), policies_to_train=[LEARNER]
+        )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(train_batch_size_per_learner=int(r.train_batch_size), minibatch_size=int(r.minibatch_size),
-                  num_epochs=int(r.num_epochs), lr=float(r.lr), gamma=float(r.gamma), lambda_=float(r.lambda_),
-                  clip_param=float(r.clip_param), entropy_coeff=float(r.entropy_coeff),
-                  vf_loss_coeff=float(r.vf_loss_coeff))
+        .training(
+            train_batch_size_per_learner=int(r.train_batch_size),
+            minibatch_size=int(r.minibatch_size),
+            num_epochs=int(r.num_epochs),
+            lr=float(r.lr),
+            gamma=float(r.gamma),
+            lambda_=float(r.lambda_),
+            clip_param=float(r.clip_param),
+            entropy_coeff=float(r.entropy_coeff),
+            vf_loss_coeff=float(r.vf_loss_coeff),
+        )
         .debugging(seed=int(cfg.train.seed), log_level="ERROR")
     )
 
@@ -116,8 +138,14 @@ def win_rate(agent: RLlibAgent, rules: Rules, opponent: str, games: int, seed: i
     n = rules.players
     seats = np.ones((games, n), dtype=np.int64)
     seats[np.arange(games), np.arange(games) % n] = 0
-    res = play_games(rules, [agent, make_agent(opponent, rules, seed=seed)], seats,
-                     np.arange(games, dtype=np.uint64) + seed, batch=min(games, 500), max_steps=max_steps)
+    res = play_games(
+        rules,
+        [agent, make_agent(opponent, rules, seed=seed)],
+        seats,
+        np.arange(games, dtype=np.uint64) + seed,
+        batch=min(games, 500),
+        max_steps=max_steps,
+    )
     wins = float(res.win_shares()[seats == 0].sum())
     low, high = wilson_interval(wins, games)
     return {"opponent": opponent, "games": games, "win_rate": wins / games, "ci_low": low, "ci_high": high}
@@ -133,9 +161,16 @@ def final_evaluation(cfg: DictConfig, checkpoint: Path, out: Path, it: int, step
     players = int(cfg.env.rules.players)
     ev = OmegaConf.to_container(OmegaConf.load(CONFIGS / "evaluate.yaml"))
     ev = {k: v for k, v in ev.items() if k not in ("defaults", "hydra")}
-    ev.update(agents=[me, *opponents], lineups=[[me, *[o] * (players - 1)] for o in opponents],
-              deals=int(cfg.eval.final_games), rules=OmegaConf.to_container(cfg.env.rules), seed=int(cfg.eval.seed),
-              max_steps=int(cfg.eval.max_steps), progress=False, plot=False)
+    ev.update(
+        agents=[me, *opponents],
+        lineups=[[me, *[o] * (players - 1)] for o in opponents],
+        deals=int(cfg.eval.final_games),
+        rules=OmegaConf.to_container(cfg.env.rules),
+        seed=int(cfg.eval.seed),
+        max_steps=int(cfg.eval.max_steps),
+        progress=False,
+        plot=False,
+    )
     tables = run_tournament(ev)
     write_reports(tables, ev, out / "final_eval")
     names = display_names(ev["agents"])
@@ -143,9 +178,18 @@ def final_evaluation(cfg: DictConfig, checkpoint: Path, out: Path, it: int, step
     rows = []
     for opponent, name in zip(opponents, names[1:], strict=True):
         r = mine.loc[" ".join([names[0], *[name] * (players - 1)])]
-        rows.append({"iteration": it, "steps": steps, "opponent": opponent, "games": int(r["seats"]),
-                     "win_rate": float(r["win_rate"]), "ci_low": float(r["ci_low"]), "ci_high": float(r["ci_high"]),
-                     "final": True})
+        rows.append(
+            {
+                "iteration": it,
+                "steps": steps,
+                "opponent": opponent,
+                "games": int(r["seats"]),
+                "win_rate": float(r["win_rate"]),
+                "ci_low": float(r["ci_low"]),
+                "ci_high": float(r["ci_high"]),
+                "final": True,
+            }
+        )
     return rows
 
 
@@ -161,8 +205,14 @@ def train(cfg: DictConfig, out: Path) -> dict:
     OmegaConf.save({k: v for k, v in cfg.items() if k != "hydra"}, out / "config.yaml", resolve=True)
     rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
     r = cfg.rllib
-    ray.init(address=r.address, num_cpus=r.num_cpus, include_dashboard=False, ignore_reinit_error=True,
-             object_store_memory=None if r.address else int(r.object_store_mb) * 2**20, log_to_driver=False)
+    ray.init(
+        address=r.address,
+        num_cpus=r.num_cpus,
+        include_dashboard=False,
+        ignore_reinit_error=True,
+        object_store_memory=None if r.address else int(r.object_store_mb) * 2**20,
+        log_to_driver=False,
+    )
     algo = build_config(cfg, rules).build_algo()
     checkpoint = (out / "checkpoints" / "last").resolve()
     if str(cfg.train.resume).lower() in ("auto", "true") and checkpoint.is_dir():
@@ -216,8 +266,9 @@ def append_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
-def periodic_eval(cfg: DictConfig, algo: Any, rules: Rules, writer: SummaryWriter, it: int, steps: int,
-                  out: Path) -> list[dict]:
+def periodic_eval(
+    cfg: DictConfig, algo: Any, rules: Rules, writer: SummaryWriter, it: int, steps: int, out: Path
+) -> list[dict]:
     """Play the live learner module against each evaluation opponent; log to TensorBoard and eval.csv."""
     agent = RLlibAgent(algo.get_module(LEARNER), rules, deterministic=bool(cfg.eval.deterministic), name=LEARNER)
     rows = []

@@ -32,6 +32,8 @@ def test_auto_on_a_cpu_machine_is_the_cpu_run(tmp_path):
     assert results["cpu"] == results["auto"]
     curves = [pd.read_csv(out / "tb" / "progress.csv").filter(like="train/") for out in runs.values()]
     assert len(curves[0]) >= 2 and curves[0].equals(curves[1])  # the same losses, update after update
-    params = [torch.cat([p.flatten() for p in MaskablePPO.load(str(out / "final.zip")).policy.parameters()])
-              for out in runs.values()]
+    params = [
+        torch.cat([p.flatten() for p in MaskablePPO.load(str(out / "final.zip")).policy.parameters()])
+        for out in runs.values()
+    ]
     assert torch.equal(*params)

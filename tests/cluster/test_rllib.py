@@ -33,7 +33,7 @@ def play_out(env: RummyRLlibEnv, seed: int) -> tuple[int, dict[str, float]]:
     totals = dict.fromkeys(env.possible_agents, 0.0)
     steps = 0
     while True:
-        (agent, o), = obs.items()  # an AEC game: one agent to act
+        ((agent, o),) = obs.items()  # an AEC game: one agent to act
         assert o["action_mask"][o["hint_0"][0]] == 1  # the hint is legal
         obs, rewards, terminated, truncated, _ = env.step({agent: int(o["hint_0"][0])})
         steps += 1
@@ -58,7 +58,7 @@ def test_hint_is_what_the_heuristic_plays():
     env = RummyRLlibEnv({"rules": HAND, "hints": ["greedy"], "seed": 0})
     obs, _ = env.reset(seed=5)
     for _ in range(30):
-        (agent, o), = obs.items()
+        ((agent, o),) = obs.items()
         mask = o["action_mask"].astype(bool)[None]
         expected = GreedyAgent(0).act(env.env.engine, np.zeros(1, np.int64), None, mask)[0]
         assert o["hint_0"][0] == expected
@@ -67,8 +67,12 @@ def test_hint_is_what_the_heuristic_plays():
 
 def masked_module() -> MaskedPPOModule:
     env = RummyRLlibEnv({"rules": HAND})
-    spec = RLModuleSpec(module_class=MaskedPPOModule, observation_space=env.observation_spaces["player_0"],
-                        action_space=env.action_spaces["player_0"], model_config={"fcnet_hiddens": [16]})
+    spec = RLModuleSpec(
+        module_class=MaskedPPOModule,
+        observation_space=env.observation_spaces["player_0"],
+        action_space=env.action_spaces["player_0"],
+        model_config={"fcnet_hiddens": [16]},
+    )
     return spec.build()
 
 
@@ -78,8 +82,9 @@ def test_masked_module_puts_all_probability_on_legal_actions():
     n = module.action_space.n
     mask = torch.as_tensor(rng.random((64, n)) < 0.05)
     mask[:, 0] = True
-    obs = torch.as_tensor(rng.normal(size=(64, module.full_observation_space["observation"].shape[0])),
-                          dtype=torch.float32)
+    obs = torch.as_tensor(
+        rng.normal(size=(64, module.full_observation_space["observation"].shape[0])), dtype=torch.float32
+    )
     batch = {Columns.OBS: {"observation": obs, "action_mask": mask}}
     logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
     probs = torch.softmax(logits, dim=1)
@@ -88,8 +93,11 @@ def test_masked_module_puts_all_probability_on_legal_actions():
     train_logits = module.forward_train(batch)[Columns.ACTION_DIST_INPUTS]
     assert torch.all(train_logits[~mask] < -1e30)
     with pytest.raises(ValueError, match="Dict observation space"):
-        RLModuleSpec(module_class=MaskedPPOModule, observation_space=module.full_observation_space["observation"],
-                     action_space=module.action_space).build()
+        RLModuleSpec(
+            module_class=MaskedPPOModule,
+            observation_space=module.full_observation_space["observation"],
+            action_space=module.action_space,
+        ).build()
 
 
 def test_agent_from_a_module_plays_legal_moves_in_batch():
@@ -132,10 +140,22 @@ def compose_rllib(overrides: list[str]):
 
 
 def test_train_against_a_fixed_heuristic_checkpoints_and_evaluates(tmp_path, capsys):
-    cfg = compose_rllib(["env=one_hand", "rllib=tiny", "train.iterations=1", "rllib.num_env_runners=0",
-                         "rllib.num_cpus=1", "rllib.train_batch_size=200", "rllib.minibatch_size=100",
-                         "train.opponents=[greedy]", "eval.every=1", "eval.games=4", "eval.final_games=2",
-                         "eval.opponents=[random]"])
+    cfg = compose_rllib(
+        [
+            "env=one_hand",
+            "rllib=tiny",
+            "train.iterations=1",
+            "rllib.num_env_runners=0",
+            "rllib.num_cpus=1",
+            "rllib.train_batch_size=200",
+            "rllib.minibatch_size=100",
+            "train.opponents=[greedy]",
+            "eval.every=1",
+            "eval.games=4",
+            "eval.final_games=2",
+            "eval.opponents=[random]",
+        ]
+    )
     result = train(cfg, tmp_path)
     assert set(result) == {"random"} and 0 <= result["random"] <= 1
     checkpoint = tmp_path / "checkpoints" / "last"
@@ -146,8 +166,13 @@ def test_train_against_a_fixed_heuristic_checkpoints_and_evaluates(tmp_path, cap
     assert "[iter    1]" in capsys.readouterr().out
     agent = make_agent(str(checkpoint), Rules(**HAND))  # the checkpoint folder is an agent
     assert isinstance(agent, RLlibAgent)
-    res = play_games(Rules(**HAND), [agent, make_agent("greedy", Rules(**HAND))], np.array([[0, 1], [1, 0]]),
-                     np.arange(2, dtype=np.uint64), check=True)
+    res = play_games(
+        Rules(**HAND),
+        [agent, make_agent("greedy", Rules(**HAND))],
+        np.array([[0, 1], [1, 0]]),
+        np.arange(2, dtype=np.uint64),
+        check=True,
+    )
     assert res.hands.tolist() == [1, 1]
 
 
@@ -155,9 +180,20 @@ def test_train_against_a_fixed_heuristic_checkpoints_and_evaluates(tmp_path, cap
 def test_learns_against_random_with_two_env_runners_resumes_and_evaluates(tmp_path):
     """~16k env steps of one-hand games against random: the sampled policy's win rate rises well above its start."""
     run = tmp_path / "run"
-    args = ["env=one_hand", "env.rules.hand_size=7", "rllib=tiny", "rllib.num_env_runners=2", "rllib.num_cpus=2",
-            "train.opponents=[random]", "eval.every=8", "eval.games=300", "eval.opponents=[random]",
-            "eval.deterministic=false", "eval.final_games=20", f"hydra.run.dir={run}"]
+    args = [
+        "env=one_hand",
+        "env.rules.hand_size=7",
+        "rllib=tiny",
+        "rllib.num_env_runners=2",
+        "rllib.num_cpus=2",
+        "train.opponents=[random]",
+        "eval.every=8",
+        "eval.games=300",
+        "eval.opponents=[random]",
+        "eval.deterministic=false",
+        "eval.final_games=20",
+        f"hydra.run.dir={run}",
+    ]
     cmd = [sys.executable, "-m", "experiments.train_rllib", *args]
     done = subprocess.run([*cmd, "train.iterations=8"], cwd=ROOT, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -167,10 +203,25 @@ def test_learns_against_random_with_two_env_runners_resumes_and_evaluates(tmp_pa
     assert again.returncode == 0, again.stderr[-3000:]
     assert "at iteration 8" in again.stdout and "[iter    9]" in again.stdout
     checkpoint = run / "checkpoints" / "last"
-    ev = subprocess.run([sys.executable, "-m", "experiments.evaluate", f"agents=[rllib:{checkpoint},random,greedy]",
-                         "deals=10", "rules.episode=hand", "rules.hand_size=7", "progress=false", "plot=false",
-                         "check=true", f"hydra.run.dir={tmp_path / 'eval'}"],
-                        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    ev = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "experiments.evaluate",
+            f"agents=[rllib:{checkpoint},random,greedy]",
+            "deals=10",
+            "rules.episode=hand",
+            "rules.hand_size=7",
+            "progress=false",
+            "plot=false",
+            "check=true",
+            f"hydra.run.dir={tmp_path / 'eval'}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert ev.returncode == 0, ev.stderr[-3000:]
     table = pd.read_csv(tmp_path / "eval" / "agents.csv")
     assert len(table) == 3 and table["seats"].sum() == 3 * 2 * 10 * 2

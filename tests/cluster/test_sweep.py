@@ -17,9 +17,21 @@ from experiments.sweep_report import mean_ci, report
 pytest.importorskip("hydra_plugins.hydra_submitit_launcher", reason="needs the cluster extra")
 
 ROOT = Path(__file__).resolve().parents[2]
-TINY = ["train.num_envs=16", "algo.n_steps=32", "algo.batch_size=256", "algo.n_epochs=1", "train.steps=512",
-        "train.checkpoint_every=512", "eval.every=0", "eval.final_games=4", "eval.max_steps=200",
-        "eval.opponents=[random]", "train.latest=null", "opponents=random", "algo.policy_kwargs.net_arch=[16]"]
+TINY = [
+    "train.num_envs=16",
+    "algo.n_steps=32",
+    "algo.batch_size=256",
+    "algo.n_epochs=1",
+    "train.steps=512",
+    "train.checkpoint_every=512",
+    "eval.every=0",
+    "eval.final_games=4",
+    "eval.max_steps=200",
+    "eval.opponents=[random]",
+    "train.latest=null",
+    "opponents=random",
+    "algo.policy_kwargs.net_arch=[16]",
+]
 
 
 def launcher(preset: str):
@@ -73,8 +85,16 @@ def test_report_refuses_a_folder_without_runs(tmp_path):
 
 def test_submitit_local_sweep_writes_a_run_folder_per_seed_and_one_table(tmp_path):
     sweep = tmp_path / "sweep"
-    cmd = [sys.executable, "-m", "experiments.train", "--multirun", "hydra/launcher=submitit_local",
-           "train.seed=0,1", *TINY, f"hydra.sweep.dir={sweep}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "experiments.train",
+        "--multirun",
+        "hydra/launcher=submitit_local",
+        "train.seed=0,1",
+        *TINY,
+        f"hydra.sweep.dir={sweep}",
+    ]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     runs = sorted(p for p in sweep.iterdir() if (p / "eval.csv").exists())
@@ -82,8 +102,13 @@ def test_submitit_local_sweep_writes_a_run_folder_per_seed_and_one_table(tmp_pat
     for run in runs:
         assert (run / "final.zip").exists() and (run / "report.md").exists()
     assert len(list((sweep / ".submitit").glob("*/*_log.out"))) == 2  # one submitit job each
-    out = subprocess.run([sys.executable, "-m", "experiments.sweep_report", str(sweep)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "experiments.sweep_report", str(sweep)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     table = pd.read_csv(sweep / "sweep_report.csv")
     assert table[["opponent", "seeds"]].values.tolist() == [["random", 2]]
