@@ -52,6 +52,7 @@ from .strategic import StrategicAgent
 NAME = "search"
 ROLLOUTS = ("greedy", "strategic", "random")
 _DEAL_SALT, _ROUND_SALT = 0x5EA4C, 0x4A7D5
+_FIRST_ROWS = 256  # rows of the first search engine
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ class SearchAgent(Agent):
         self.stats = {"decisions": 0, "searched": 0, "rollouts": 0, "seconds": 0.0}
 
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
-        """The candidate of best mean rollout outcome in each game (the only legal action when there is one)."""
+        """The searched choice in each game (the only legal action, unsearched, when there is one)."""
         start = time.perf_counter()
         games = np.asarray(games, dtype=np.int64)
         actions = np.argmax(mask, axis=1).astype(np.int64)
@@ -197,11 +198,11 @@ class SearchAgent(Agent):
         return np.stack([played.sum(axis=2), table.sum(axis=2), (diff * diff).sum(axis=2)])
 
     def _sim(self, engine: Engine, rows: int) -> Engine:
-        """A cached engine of at least ``rows`` rows under the game's rules."""
+        """A cached engine of at least ``rows`` rows under the game's rules (grown by doubling, to ``max_rows``)."""
         sim = self._engine
         if sim is None or sim.rules != engine.rules or sim.num_games < rows:
-            size = max(rows, min(self.config.max_rows, 256))
-            sim = self._engine = Engine(engine.rules, num_games=size, seed=0)
+            grown = 2 * sim.num_games if sim is not None and sim.rules == engine.rules else _FIRST_ROWS
+            sim = self._engine = Engine(engine.rules, num_games=max(rows, min(self.config.max_rows, grown)), seed=0)
         return sim
 
     def _play_out(self, sim: Engine, idx: np.ndarray, first: np.ndarray, seat: np.ndarray) -> np.ndarray:
@@ -266,6 +267,9 @@ def prior_scores(agent: StrategicAgent, engine: Engine, games: np.ndarray, mask:
         rows = np.flatnonzero(phase == value)
         if len(rows):
             scores[rows] = scorer(engine, games[rows], mask[rows])
+    rows = np.flatnonzero(phase > GAME_OVER)
+    if len(rows):
+        scores[rows] = agent.score_window(engine, games[rows], mask[rows])
     rows = np.flatnonzero(phase == PLAY_PHASE)
     if len(rows):
         hand = acting_hand(s, games[rows]).astype(np.int16)
