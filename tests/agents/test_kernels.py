@@ -66,18 +66,18 @@ def test_compiled_scoring_matches_numpy_oracle(name):
     drivers = [StrategicAgent(), GreedyAgent()]
     seats = np.array([[p % 2 for p in range(rules.players)]] * engine.num_games)
     compared = 0
-    for step in range(400):
+    for step in range(300):
         live = ~engine.done
         if not live.any():
             break
-        if step % 3 == 0:
+        if step % 4 == 0:
             for compiled, legacy in pairs(rules):
                 compared += compare_position(engine, compiled, legacy)
         result = engine.step(act_all(engine, drivers, seats, live)[live], games=np.flatnonzero(live))
         ended = np.flatnonzero(result.truncated)
         if len(ended):
             engine.reset(games=np.flatnonzero(live)[ended])
-    assert compared > 1000
+    assert compared > 600
 
 
 def test_plans_match_on_random_hands():
