@@ -12,12 +12,15 @@ Rows, all from this one run:
   2 games each); env steps sampled per second over whole training iterations (sampling, the learner's
   update in the driver and the weight broadcast), after one warm-up iteration.
 * ``sb3``: ``experiments.train``'s MaskablePPO (``ppo_mlp``, opponents greedy, 32 steps per game per
-  rollout, batch 2048, 4 epochs) on the batched engine (``TrainVecEnv``) with 64, 256, 1024 games;
-  learner decisions per second over whole rollout+update iterations (``benchmarks.train_speed``).
+  rollout, batch 2048, 4 epochs, 1 torch thread) on the batched engine (``TrainVecEnv``) with 64, 256,
+  1024 games; learner decisions per second over whole rollout+update iterations after a warm-up one.
 * ``sweep``: ``python -m experiments.train --multirun hydra/launcher=submitit_local train.seed=0,1`` with a
   small budget against one run of the same budget with the basic launcher: the wall time of each
-  command, Python start-up and imports included.
+  command, Python start-up, imports and the final evaluation included.
 
+Columns: env steps per wall-clock second; env steps per CPU-second of the processes doing the work
+(rllib: the driver, which also learns, and the env runners; sb3: its one process, numba's threads
+included; sweep: every child process); cores used = CPU seconds / wall seconds.
 Every process competes for the same cores: the load average is printed before and after.
 """
 
@@ -31,9 +34,12 @@ import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
+import torch
+
 ROOT = Path(__file__).resolve().parents[1]
+STEPS = 8192  # env steps of each sweep job
 SWEEP_BUDGET = [
-    "train.steps=8192",
+    f"train.steps={STEPS}",
     "train.num_envs=64",
     "algo.n_steps=32",
     "eval.every=0",
@@ -42,6 +48,26 @@ SWEEP_BUDGET = [
     "train.latest=null",
     "opponents=random",
 ]
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds used so far by the processes ``pids`` (all their threads)."""
+    import psutil
+
+    return sum(sum(psutil.Process(pid).cpu_times()[:2]) for pid in pids)
+
+
+def row(name: str, config: str, steps: float, wall: float, cpu: float, note: str) -> dict:
+    """One table row: wall-clock and per-CPU-second throughput, and the cores the processes got."""
+    return {
+        "row": name,
+        "config": config,
+        "wall": steps / wall,
+        "per_cpu": steps / cpu,
+        "cores": cpu / wall,
+        "seconds": wall,
+        "note": note,
+    }
 
 
 def rllib_row(runners: int, seconds: float) -> dict:
@@ -66,70 +92,86 @@ def rllib_row(runners: int, seconds: float) -> dict:
     )
     algo = build_config(cfg, Rules.from_dict(OmegaConf.to_container(cfg.env.rules))).build_algo()
     try:
+        pids = [os.getpid(), *algo.env_runner_group.foreach_env_runner(lambda _: os.getpid(), local_env_runner=False)]
         first = algo.train()["num_env_steps_sampled_lifetime"]  # warm-up: actors started, modules built
-        start, iterations = time.perf_counter(), 0
+        start, cpu0, iterations = time.perf_counter(), cpu_seconds(pids), 0
         while time.perf_counter() - start < seconds or iterations == 0:
-            last = algo.train()["num_env_steps_sampled_lifetime"]
+            result = algo.train()
             iterations += 1
-        elapsed = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, cpu_seconds(pids) - cpu0
+        timers = result["timers"]
+        sampling, learning = (
+            float(timers.get(k, "nan")) for k in ("env_runner_sampling_timer", "learner_update_timer")
+        )
+        steps = result["num_env_steps_sampled_lifetime"] - first
     finally:
         algo.stop()
         ray.shutdown()
-    steps = last - first
-    return {
-        "row": "rllib",
-        "config": f"{runners} env runner(s) x 2 games",
-        "env steps/s": steps / elapsed,
-        "seconds": elapsed,
-        "note": f"{iterations} iterations, {int(steps):,} steps",
-    }
+    note = (
+        f"{iterations} iterations, {int(steps):,} steps; per iteration {sampling:.1f} s sampling, "
+        f"{learning:.1f} s learner update"
+    )
+    return row("rllib", f"{runners} env runner(s) x 2 games", steps, wall, cpu, note)
 
 
 def sb3_row(games: int, seconds: float) -> dict:
     """SB3 MaskablePPO on the vector engine with ``games`` games: learner decisions/s including updates."""
-    from benchmarks.train_speed import bench_train
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from omegaconf import OmegaConf
 
-    r = bench_train("sb3", ["algo=ppo_mlp", f"train.num_envs={games}"], seconds)
-    return {
-        "row": "sb3",
-        "config": f"{games} games x 32 steps per rollout",
-        "env steps/s": r["env steps/s"],
-        "seconds": r["seconds"],
-        "note": r["note"],
-    }
+    from agents.selfplay import TrainVecEnv
+    from experiments.train import build_model
+    from rummy_env import Rules
+
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
+        cfg = compose(config_name="train", overrides=["algo=ppo_mlp", f"train.num_envs={games}"])
+    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    env = TrainVecEnv(games, rules.replace(reward="score"), list(cfg.opponents.heuristics), seed=0)
+    torch.set_num_threads(int(cfg.train.torch_threads))
+    model = build_model(cfg, env, rules, None)
+    rollout = games * int(cfg.algo.n_steps)
+    model.learn(rollout)  # warm-up iteration (numba kernels loaded, buffers allocated)
+    start, cpu0, steps = time.perf_counter(), cpu_seconds([os.getpid()]), 0
+    while time.perf_counter() - start < seconds or steps == 0:
+        model.learn(rollout, reset_num_timesteps=False)
+        steps += rollout
+    wall, cpu = time.perf_counter() - start, cpu_seconds([os.getpid()]) - cpu0
+    note = f"{steps:,} steps, rollout {rollout:,} + update ({cfg.algo.n_epochs} epochs, batch {cfg.algo.batch_size})"
+    return row("sb3", f"{games} games x {cfg.algo.n_steps} steps per rollout", steps, wall, cpu, note)
 
 
-def timed(cmd: list[str]) -> float:
-    """Wall seconds of a command run from the repository root (it must succeed)."""
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds (this process's children) of a command run from the repository root."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True, timeout=1800)
-    return time.perf_counter() - start
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def sweep_rows() -> list[dict]:
-    """The submitit local sweep (2 seeds) against one run of the same budget."""
-    train = [sys.executable, "-m", "experiments.train", *SWEEP_BUDGET]
+    """The submitit local sweep (2 seeds) against one run of the same budget (whole commands, start-up included)."""
+    train = [sys.executable, "-m", "experiments.train"]
     with TemporaryDirectory() as tmp:
-        single = timed([*train, f"hydra.run.dir={tmp}/single"])
-        sweep = timed(
-            [*train, "--multirun", "hydra/launcher=submitit_local", "train.seed=0,1", f"hydra.sweep.dir={tmp}/sweep"]
-        )
+        single = timed([*train, *SWEEP_BUDGET, f"hydra.run.dir={tmp}/single"])
+        launcher = ["hydra/launcher=submitit_local", "train.seed=0,1", f"hydra.sweep.dir={tmp}/sweep"]
+        sweep = timed([*train, "--multirun", *SWEEP_BUDGET, *launcher])
     budget = " ".join(SWEEP_BUDGET[:2])
     return [
-        {
-            "row": "sweep",
-            "config": "1 run, basic launcher",
-            "env steps/s": 8192 / single,
-            "seconds": single,
-            "note": f"{budget}; wall time of the command",
-        },
-        {
-            "row": "sweep",
-            "config": "2 seeds, submitit_local",
-            "env steps/s": 2 * 8192 / sweep,
-            "seconds": sweep,
-            "note": f"{budget} each; {sweep / single:.2f}x the single run's wall time",
-        },
+        row("sweep", "1 run, basic launcher", STEPS, *single, f"{budget}; the whole command"),
+        row(
+            "sweep",
+            "2 seeds, submitit_local",
+            2 * STEPS,
+            *sweep,
+            f"{budget} each; {sweep[0] / single[0]:.2f}x the single run's wall time",
+        ),
     ]
 
 
@@ -146,8 +188,8 @@ def main() -> None:
     lines = [
         f"`{command.strip()}`; {os.cpu_count()} CPUs, load average before {os.getloadavg()[0]:.1f}",
         "",
-        "| row | configuration | env steps/s | timed s | note |",
-        "|---|---|---|---|---|",
+        "| row | configuration | env steps/s | per CPU-second | cores used | timed s | note |",
+        "|---|---|---:|---:|---:|---:|---|",
     ]
     print("\n".join(lines), flush=True)
     jobs = [lambda n=n: [rllib_row(n, a.seconds)] for n in a.runners]
@@ -155,7 +197,10 @@ def main() -> None:
     jobs += [] if a.no_sweep else [sweep_rows]
     for job in jobs:
         for r in job():
-            lines.append(f"| {r['row']} | {r['config']} | {r['env steps/s']:,.0f} | {r['seconds']:.0f} | {r['note']} |")
+            lines.append(
+                f"| {r['row']} | {r['config']} | {r['wall']:,.0f} | {r['per_cpu']:,.0f} | {r['cores']:.2f} "
+                f"| {r['seconds']:.0f} | {r['note']} |"
+            )
             print(lines[-1], flush=True)
     lines.append(f"\nload average after {os.getloadavg()[0]:.1f}")
     print(lines[-1])
