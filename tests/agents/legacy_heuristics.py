@@ -1,8 +1,10 @@
 """Today's numpy scoring of the greedy and strategic agents, kept as the oracle of the compiled kernels.
 
 A frozen copy of ``agents/features.py``, ``agents/greedy.py`` and ``agents/strategic.py``
-as they were before their hot scoring moved to ``agents/kernels.py``; only the
-class names differ. Tests only: nothing outside ``tests/`` imports it.
+as they were before their hot scoring moved to ``agents/kernels.py`` (only the
+class names differ), with the numpy engine helpers they called (``pile_melds``,
+``pile_by_depth``, ``acting_hand``, from before the engine was compiled).
+Tests only: nothing outside ``tests/`` imports it.
 """
 
 from __future__ import annotations
@@ -29,12 +31,121 @@ from rummy_env.actions import (
 )
 from rummy_env.cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, card_kind
 from rummy_env.engine import Engine
-from rummy_env.engine.masks import acting_hand, pile_melds
-from rummy_env.engine.piles import pile_by_depth
 from rummy_env.engine.spec import GameSpec, game_spec
 from rummy_env.engine.state import State
 from rummy_env.melds import run_high_ok, run_low_ok
 from rummy_env.rules import Rules
+
+# --------------------------------------------------------------------------- the engine's numpy helpers they used
+_FAR = np.int16(10_000)
+
+
+def pile_by_depth(s: State, idx: np.ndarray, depth: int | None = None) -> np.ndarray:
+    """``int8 [n, depth]`` pile cards top first (depth 0 = top); -1 past the bottom."""
+    lens = s.pile_len[idx].astype(np.int64)
+    depth = int(lens.max(initial=0)) if depth is None else depth
+    pos = lens[:, None] - 1 - np.arange(depth)
+    cards = s.pile[idx[:, None], np.maximum(pos, 0)]
+    cards[pos < 0] = -1
+    return cards
+
+
+def acting_hand(s: State, idx: np.ndarray) -> np.ndarray:
+    """``int8 [n, 53]`` the hand of the seat to act in games ``idx``."""
+    return s.hand[idx, s.current[idx]]
+
+
+def pattern_lacking(table, present: np.ndarray) -> np.ndarray:
+    """``int8 [n, 104]`` how many of each meld pattern's three cards are not ``present [n, 53]``."""
+    cards = table.cards
+    held = present[:, cards[:, 0]].astype(np.int8)
+    held += present[:, cards[:, 1]]
+    held += present[:, cards[:, 2]]
+    return 3 - held
+
+
+def table_fits(s: State, idx: np.ndarray, cards: np.ndarray) -> np.ndarray:
+    """Whether each card (``cards [k]`` of games ``idx [k]``, jokers too) can be laid off on the table as it stands."""
+    fits = (s.accept_run[idx, cards] > 0) | (s.accept_group[idx, cards] > 0)
+    wild = np.flatnonzero(cards == JOKER)
+    if len(wild):
+        games = idx[wild]
+        fits[wild] = s.accept_run[games].any(axis=1) | s.open_groups[games].any(axis=1)
+    return fits
+
+
+def _lowest(values: np.ndarray) -> np.ndarray:
+    """Minimum over the last axis, column by column (faster than a reduction over a short axis)."""
+    low = values[..., 0].copy()
+    for i in range(1, values.shape[-1]):
+        np.minimum(low, values[..., i], out=low)
+    return low
+
+
+def _joker_depths(s: State, idx: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """``[n, C]`` depths of the pile's jokers, shallowest first (``_FAR`` padded)."""
+    pos = s.pile_pos[idx, :, JOKER].astype(np.int64)
+    return np.sort(np.where(pos > 0, lens[:, None] - pos, _FAR), axis=1)
+
+
+def pile_melds(spec: GameSpec, s: State, idx: np.ndarray, hand: np.ndarray):
+    """Which pile cards could be melded at once if taken.
+
+    Returns ``(cards, meld_ok, lay_ok)``, each ``[n, depth]``: the pile top first,
+    whether the card at that depth forms a new 3-card meld with ``hand`` plus the
+    pile cards above it, and whether it can be laid off on the table.
+
+    A natural card at depth ``d`` melds with a pattern's two other cards when the
+    ones not available above ``d`` (in hand, or higher in the pile) are no more
+    than the jokers available above ``d``; each condition is a depth threshold,
+    so every pile card is checked against the smallest threshold of its patterns.
+    """
+    table = spec.table
+    n = len(idx)
+    lens = s.pile_len[idx].astype(np.int64)
+    cards = pile_by_depth(s, idx)
+    depth = cards.shape[1]
+    meld_ok = np.zeros((n, depth), dtype=bool)
+    lay_ok = np.zeros((n, depth), dtype=bool)
+    if depth == 0:
+        return cards, meld_ok, lay_ok
+    row, level = np.nonzero(cards >= 0)
+    card = cards[row, level]
+    positions = s.pile_pos[idx]
+    shallow = positions[:, 0]
+    for copy in range(1, positions.shape[1]):
+        shallow = np.maximum(shallow, positions[:, copy])
+    depth_of = (lens[:, None] - shallow).astype(np.int16)
+    avail = np.where(hand > 0, np.int16(-1), np.where(shallow > 0, depth_of, _FAR))
+    jokers = _joker_depths(s, idx, lens)
+    held = hand[:, JOKER].astype(np.int16)
+    first = (jokers[:, 0] + 1).astype(np.int16)
+    second = (jokers[:, 1] + 1).astype(np.int16) if jokers.shape[1] > 1 else np.full(n, _FAR)
+    one_joker = np.where(held >= 1, np.int16(0), first)
+    two_jokers = np.where(held >= 2, np.int16(0), np.where(held == 1, first, second))
+    partners = table.partners[card]
+    first_other = avail[row[:, None], partners[:, :, 0]]
+    second_other = avail[row[:, None], partners[:, :, 1]]
+    both_above = np.maximum(first_other, second_other) + 1  # from this depth both partners are at hand
+    one_above = np.minimum(first_other, second_other) + 1  # from this depth one is, a joker plays the other
+    np.maximum(one_above, one_joker[row, None], out=one_above)
+    reach = np.minimum(both_above, one_above)
+    np.minimum(reach, two_jokers[row, None], out=reach)  # or two jokers play both
+    reach[table.of_card[card] < 0] = _FAR
+    threshold = _lowest(reach)
+    natural = card != JOKER
+    meld_flat = natural & (level >= threshold)
+    wild = np.flatnonzero(~natural)
+    if len(wild):
+        r, d = row[wild], level[wild].astype(np.int16)
+        lacking = pattern_lacking(table, avail[r] < d[:, None])
+        above = held[r] + (jokers[r] < d[:, None]).sum(axis=1)
+        ok = (lacking >= 1) & (lacking <= np.minimum(above[:, None] + 1, table.max_lacking))
+        meld_flat[wild] = ok.any(axis=1)
+    meld_ok[row, level] = meld_flat
+    lay_ok[row, level] = table_fits(s, idx[row], card)
+    return cards, meld_ok, lay_ok
+
 
 JOKER_PENALTY = 20.0  # preference lost per joker a meld uses: naturals first, jokers kept for later
 
