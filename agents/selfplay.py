@@ -6,6 +6,8 @@
   learner itself (``latest``: mirror play with the current weights). Each new
   episode seats opponents drawn from the pool by weight (``RummyVecEnv``'s
   ``set_opponents``).
+  ``add_fixed`` adds a fixed member after the heuristics, e.g. the
+  behaviour-cloned warm start (``train.init`` with ``opponents.init_weight``).
 * ``TrainVecEnv`` is ``rummy_env.vector.RummyVecEnv`` whose opponents may be
   agent names or checkpoint paths (``make_agent``), with a terminal win bonus
   (to mix ``reward="score"`` with winning).
@@ -13,8 +15,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -84,6 +87,7 @@ class OpponentPool:
         seed: int = 0,
     ) -> None:
         self.rules = rules
+        self.seed = int(seed)
         self.names = [str(k) for k in heuristics]
         self.fixed = [make_agent(name, rules, seed + 1 + i) for i, name in enumerate(self.names)]
         self.fixed_weights = [float(w) for w in heuristics.values()]
@@ -98,17 +102,33 @@ class OpponentPool:
             for path in sorted(self.folder.glob("snapshot_*.zip"), key=lambda p: int(p.stem.split("_")[1])):
                 self._load(path)
 
+    def add_fixed(self, agent: Any, weight: float, name: str | None = None) -> None:
+        """Add a fixed member (an agent name, a checkpoint path, e.g. the warm start, or an agent) with ``weight``.
+
+        A checkpoint plays as the pool's learner-based opponents do (``deterministic``).
+        """
+        if not weight >= 0:
+            raise ValueError(f"a pool member's weight must be non-negative, got {weight!r}")
+        member = make_agent(agent, self.rules, self.seed + 1 + len(self.fixed), deterministic=self.deterministic)
+        if name is not None:
+            member.name = name
+        self.names.append(name or str(agent))
+        self.fixed.append(member)
+        self.fixed_weights.append(float(weight))
+
     @property
     def uses_learner(self) -> bool:
         """Whether the pool ever holds the learner (snapshots or live weights)."""
         return self.snapshot_weight > 0 or self.latest_weight > 0
 
     def _load(self, path: Path) -> None:
-        from agents import PolicyAgent
         from sb3_contrib import MaskablePPO
 
+        from agents import PolicyAgent
+
         model = MaskablePPO.load(str(path), device="cpu")
-        self._keep(int(path.stem.split("_")[1]), PolicyAgent(model.policy, deterministic=self.deterministic, name=path.stem))
+        agent = PolicyAgent(model.policy, deterministic=self.deterministic, name=path.stem)
+        self._keep(int(path.stem.split("_")[1]), agent)
 
     def _keep(self, steps: int, agent: Any) -> None:
         self.snapshots.append((steps, agent))
@@ -158,5 +178,5 @@ class OpponentPool:
         """One line: members and weights."""
         agents, weights = self.members()
         total = sum(weights)
-        return ", ".join(f"{a.name}:{w / total:.2f}" for a, w in zip(agents, weights))
+        return ", ".join(f"{a.name}:{w / total:.2f}" for a, w in zip(agents, weights, strict=True))
 

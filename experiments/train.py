@@ -311,6 +311,8 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     if not shared:
         pool = OpponentPool(rules, dict(opp.heuristics), opp.snapshot_weight, opp.latest_weight, opp.pool_size,
                             folder=ckpt / "pool", deterministic=opp.deterministic, seed=cfg.train.seed)
+        if cfg.train.get("init") and opp.get("init_weight"):  # the warm start stays in the pool as an anchor
+            pool.add_fixed(str(cfg.train.init), float(opp.init_weight), name="init")
     env = TrainVecEnv(
         int(cfg.train.num_envs), train_rules, opponents=list(pool.fixed) if pool and pool.fixed else ["random"],
         learner_seat=cfg.train.learner_seat, self_play=shared, seed=int(cfg.train.seed),
@@ -338,6 +340,9 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
         log.info("resuming %s at step %s", out, f"{model.num_timesteps:,}")
     else:
         saved, model = None, build_model(cfg, env, rules, out)
+        if cfg.train.get("init"):
+            load_init(model, str(cfg.train.init))
+            log.info("starting from the policy of %s", cfg.train.init)
     record_rules(model, rules)  # every checkpoint names its table
     try:
         import tensorboard  # noqa: F401  (SB3's tensorboard writer needs it)
@@ -383,6 +388,19 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     if latest is not None:
         log.info("latest model for %s: %s", table_label(rules), latest)
     return {r["opponent"]: r["win_rate"] for r in final_rows}
+
+
+def load_init(model: MaskablePPO, init: str) -> None:
+    """Copy the policy weights (actor and critic) of the checkpoint ``init`` into ``model`` (``train.init``)."""
+    path = Path(init)
+    if not path.is_file():
+        raise ValueError(f"train.init: no checkpoint at {init!r}")
+    source = MaskablePPO.load(str(path), device="cpu").policy.state_dict()
+    target = model.policy.state_dict()
+    if source.keys() != target.keys() or any(source[k].shape != target[k].shape for k in target):
+        raise ValueError(f"train.init={init} holds another network than this run's algo and rules: "
+                         "train with the algo= and env= it was distilled or trained with")
+    model.policy.load_state_dict(source)
 
 
 def latest_path(latest: str | None, rules: Rules) -> Path | None:
