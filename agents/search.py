@@ -61,7 +61,7 @@ class SearchConfig:
 
     rollouts: int = 64  # rollouts per decision, shared by the candidates
     ms: float | None = None  # milliseconds per decision instead of a rollout count (not reproducible)
-    top: int = 6  # candidates: the top legal actions by the strategic prior (0 = every legal action)
+    top: int = 4  # candidates: the top legal actions by the strategic prior (0 = every legal action)
     min_deals: int = 4  # deals per candidate at least (and per round with ``ms``)
     rollout: str = "greedy"  # policy of every seat after the candidate: greedy, strategic or random
     win_bonus: float = 50.0  # added to the margin for a won game (subtracted for a lost one)
