@@ -72,9 +72,8 @@ class GameRecord:
 def variant_values() -> dict[str, tuple]:
     """Every field of ``Rules`` and the values the recordings cover."""
     values = {**INT_CHOICES, **CHOICES, **dict.fromkeys(FLAGS, (False, True))}
-    missing = {f.name for f in dataclasses.fields(Rules)} - set(values)
-    if missing:
-        raise ValueError(f"no recorded values for Rules field(s) {sorted(missing)}")
+    for field in dataclasses.fields(Rules):  # fields added after the recordings: recorded at their default
+        values.setdefault(field.name, (field.default,))
     return values
 
 
@@ -190,6 +189,7 @@ def save(path: Path, batches: list[Batch], records: list[list[GameRecord]]) -> N
         "commit": _commit(),
         "window": WINDOW,
         "components": COMPONENTS,
+        "variants": variant_values(),
         "batches": [
             {"rules": b.rules.to_dict(), "seeds": b.seeds, "max_steps": b.max_steps, "detail": b.detail}
             for b in batches

@@ -5,8 +5,12 @@ The quick test replays a fixed sample of batches; ``pytest -m slow`` replays all
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
+
+from rummy_env import Rules
 
 from .make_recordings import COMPONENTS, STEP_COMPONENTS, Batch, GameRecord, load, play_batch
 
@@ -78,12 +82,11 @@ def replay(meta: dict, batches: list[Batch], records: list[list[GameRecord]], wh
 
 
 def test_recordings_cover_every_variant(recordings):
-    _, batches, _ = recordings
-    from .make_recordings import variant_values
-
-    for name, values in variant_values().items():
+    meta, batches, _ = recordings
+    for name, values in meta["variants"].items():
         seen = {getattr(b.rules, name) for b in batches}
         assert set(values) <= seen, f"Rules.{name}: values {set(values) - seen} are never recorded"
+    assert {f.name for f in dataclasses.fields(Rules)} >= set(meta["variants"])
     assert sum(len(b.seeds) for b in batches) >= 2000
 
 
