@@ -41,9 +41,28 @@ from torch.utils.tensorboard import SummaryWriter
 
 from agents import make_agent, play_games, wilson_interval
 from agents.rllib_agent import LEARNER, RLLIB_PREFIX, HintModule, MaskedPPOModule, RLlibAgent, RummyRLlibEnv, hint_key
+from experiments.cli import Number, check_numbers, user_errors
 from rummy_env import Rules
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+NUMBERS = {
+    "train.iterations": Number(int, 0),
+    "train.seed": Number(int, 0),
+    "train.max_steps": Number(int, 1),
+    "train.checkpoint_every": Number(int, 1),
+    "train.time_limit_min": Number(float, 0, optional=True),
+    "eval.every": Number(int, 0),
+    "eval.games": Number(int, 1),
+    "eval.final_games": Number(int, 1),
+    "eval.seed": Number(int, 0),
+    "eval.max_steps": Number(int, 1),
+    "rllib.num_env_runners": Number(int, 0),
+    "rllib.num_envs_per_env_runner": Number(int, 1),
+    "rllib.num_learners": Number(int, 0),
+    "rllib.train_batch_size": Number(int, 1),
+    "rllib.minibatch_size": Number(int, 1),
+    "rllib.num_epochs": Number(int, 1),
+}
 
 
 def fixed_module_id(k: int, name: str) -> str:
@@ -194,6 +213,7 @@ def final_evaluation(cfg: DictConfig, checkpoint: Path, out: Path, it: int, step
 
 
 @hydra.main(config_path="../configs", config_name="train_rllib", version_base="1.3")
+@user_errors
 def main(cfg: DictConfig) -> dict:
     """The Hydra entry point: train in the run folder Hydra made."""
     return train(cfg, Path(HydraConfig.get().runtime.output_dir))
@@ -201,9 +221,12 @@ def main(cfg: DictConfig) -> dict:
 
 def train(cfg: DictConfig, out: Path) -> dict:
     """Train (or resume) in ``out``; returns the final win rate against each evaluation opponent."""
+    check_numbers(cfg, NUMBERS)
+    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    for name in [*cfg.train.opponents, *cfg.eval.opponents]:  # a misspelt agent fails now, not in a worker
+        make_agent(str(name), rules)
     out.mkdir(parents=True, exist_ok=True)
     OmegaConf.save({k: v for k, v in cfg.items() if k != "hydra"}, out / "config.yaml", resolve=True)
-    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
     r = cfg.rllib
     ray.init(
         address=r.address,

@@ -225,3 +225,19 @@ def test_learns_against_random_with_two_env_runners_resumes_and_evaluates(tmp_pa
     assert ev.returncode == 0, ev.stderr[-3000:]
     table = pd.read_csv(tmp_path / "eval" / "agents.csv")
     assert len(table) == 3 and table["seats"].sum() == 3 * 2 * 10 * 2
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [("train.opponents=[grredy]", "unknown agent 'grredy'"), ("rllib.num_env_runners=-1", "at least 0")],
+)
+def test_a_mistake_is_one_error_line(override, message):
+    done = subprocess.run(
+        [sys.executable, "-m", "experiments.train_rllib", override],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2 and done.stderr.strip().startswith("error:") and message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
