@@ -27,9 +27,24 @@ class GameResults:
     hands: np.ndarray  # int64 [games] hands played
     steps: np.ndarray  # int64 [games] actions taken
     truncated: np.ndarray  # bool [games] stopped by ``max_steps``
+    partnership: bool = False  # seats 0+2 and 1+3 play as sides (RULES §8.1)
+
+    def side_scores(self) -> np.ndarray:
+        """``int64 [games, 2]`` the sides' final scores (``partnership`` only)."""
+        scores = self.scores.astype(np.int64)
+        return scores[:, [0, 1]] + scores[:, [2, 3]]
 
     def win_shares(self) -> np.ndarray:
-        """``float64 [games, N]`` 1 for the winner; without one, the leaders on score share 1."""
+        """``float64 [games, N]`` 1 for the winner; without one, the leaders on score share 1.
+
+        Under ``partnership`` each seat gets its side's share: 1 for both winners, or 1/2 each when the sides tie.
+        """
+        if self.partnership:
+            sides = self.side_scores()
+            won = np.where(self.winner >= 0, self.winner % 2, np.where(sides[:, 0] == sides[:, 1], -1,
+                                                                       np.argmax(sides, axis=1)))
+            side_share = np.where(won[:, None] < 0, 0.5, (np.arange(2)[None, :] == won[:, None]).astype(np.float64))
+            return side_share[:, [0, 1, 0, 1]]
         shares = np.zeros(self.scores.shape, dtype=np.float64)
         rows = np.arange(len(self.winner))
         won = self.winner >= 0
@@ -100,7 +115,7 @@ def play_games(
     steps = np.zeros(total, dtype=np.int64)
     truncated = np.zeros(total, dtype=bool)
     if total == 0:
-        return GameResults(seats, seeds, scores, winner, hands, steps, truncated)
+        return GameResults(seats, seeds, scores, winner, hands, steps, truncated, rules.partnership)
     names = [agent.name for agent in agents]
     width = min(batch, total)
     engine = Engine(rules, num_games=width, seed=0, max_steps=max_steps)
@@ -150,7 +165,7 @@ def play_games(
             now = measure_progress(engine, rules, slot_game, hands, total)
             hands_seen = now.hands
             progress(now)
-    return GameResults(seats, seeds, scores, winner, hands, steps, truncated)
+    return GameResults(seats, seeds, scores, winner, hands, steps, truncated, rules.partnership)
 
 
 def wilson_interval(wins: float, games: float, z: float = 1.96) -> tuple[float, float]:

@@ -278,9 +278,11 @@ def _odds_one(
     enabled,
     partners,
     calls,
+    team,
     odds,
 ):
-    """Fill ``odds [53]`` for game ``g``: the chance that some opponent can meld each card if it is discarded."""
+    """Fill ``odds [53]`` for game ``g``: the chance that some opponent can meld each card if it is discarded
+    (``team``: the partner opposite is no opponent; feeding them is no danger)."""
     players = hand.shape[1]
     one, zero = np.float32(1.0), np.float32(0.0)
     me = current[g]
@@ -323,6 +325,8 @@ def _odds_one(
                     certain[cards[p, k]] = True
     miss = np.ones(NUM_KINDS, dtype=np.float32)
     for step in range(1, players):
+        if team and step == 2:
+            continue
         opp = (me + step) % players
         held, seen = 0, 0
         for c in range(NUM_KINDS):
@@ -362,10 +366,12 @@ def opponent_odds(
     enabled,
     partners,
     calls,
+    team=False,
 ):
     """``float32 [n, 53]`` chance that some opponent can meld each card if it is discarded (``StrategicAgent``).
 
-    Takes the engine's state arrays whole and the game indices ``games``; ``calls``: "Rummy!" calls are on.
+    Takes the engine's state arrays whole and the game indices ``games``; ``calls``: "Rummy!" calls are on;
+    ``team``: partnership, the seat opposite is a partner.
     """
     odds = np.ones((len(games), NUM_KINDS), dtype=np.float32)
     for i in range(len(games)):
@@ -385,6 +391,7 @@ def opponent_odds(
             enabled,
             partners,
             calls,
+            team,
             odds[i],
         )
     return odds
@@ -452,6 +459,7 @@ def strategic_play(
     counts,
     enabled,
     calls,
+    team,
     cards,
     card_points,
     joker_value,
@@ -545,6 +553,7 @@ def strategic_play(
             enabled,
             partners,
             calls,
+            team,
             odds,
         )
         _connections_one(rest, partners, conn)

@@ -31,8 +31,9 @@ class TrainVecEnv(RummyVecEnv):
 
     Opponent ``k`` of a pool is ``make_agent(opponents[k], rules, seed + 1 + k)``
     (agent objects pass through). ``win_bonus`` adds a terminal reward for the game's outcome on top of the
-    rules' reward (+b to the winner, -b/(n-1) to the others; nothing on a
-    truncated or drawn game), e.g. to mix ``reward="score"`` with winning.
+    rules' reward (+b to the winner, -b/(n-1) to the others; with ``partnership`` +b to
+    both winners and -b to both losers; nothing on a truncated or drawn game), e.g. to mix
+    ``reward="score"`` with winning.
     """
 
     def __init__(self, *args: Any, win_bonus: float = 0.0, **kwargs: Any) -> None:
@@ -52,7 +53,11 @@ class TrainVecEnv(RummyVecEnv):
             for env in np.flatnonzero(dones):
                 info = infos[env]
                 if info.get("winner", -1) >= 0 and not info.get("TimeLimit.truncated", False):
-                    rewards[env] += self.win_bonus if info["winner"] == info["seat"] else -self.win_bonus / (n - 1)
+                    if self.rules.partnership:  # the winner is the winning side's lower seat; sides share
+                        won, lost = info["winner"] % 2 == info["seat"] % 2, -self.win_bonus
+                    else:
+                        won, lost = info["winner"] == info["seat"], -self.win_bonus / (n - 1)
+                    rewards[env] += self.win_bonus if won else lost
         return obs, rewards, dones, infos
 
 

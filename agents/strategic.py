@@ -13,6 +13,8 @@ Discard: the card that costs least to give away: never one the table takes or
 that melds with pile cards (a sure call), nor one that melds with cards an
 opponent is known to hold (``state.known``), weighing the odds that unseen
 cards in opponents' hands meld with it; among safe cards, the highest loose one.
+With ``partnership`` the partner opposite is no opponent: what it could meld
+from a discard is not counted against the discard.
 """
 
 from __future__ import annotations
@@ -127,6 +129,7 @@ class StrategicAgent(HeuristicAgent):
             spec.counts,
             spec.table.enabled,
             spec.rules.rummy_calls != "off",
+            spec.rules.partnership,
             *plan_tables(spec.rules).planner,
             plan_tables(spec.rules).partners,
             plan_tables(spec.rules).accepts,
@@ -161,6 +164,7 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
         spec.table.enabled,
         plan_tables(spec.rules).partners,
         spec.rules.rummy_calls != "off",
+        spec.rules.partnership,
     )
 
 

@@ -73,16 +73,22 @@ def schedule(lineups: list[tuple[int, ...]], deals: int, seed: int) -> tuple[np.
 def ratings(results: GameResults, names: Sequence[str]) -> pd.DataFrame:
     """OpenSkill (Plackett-Luce) ratings from every game's final scores, in schedule order.
 
-    An agent holding several seats of a game is rated once per seat and keeps the mean of the updates.
+    An agent holding several seats of a game is rated once per seat and keeps the mean of the updates; under
+    ``partnership`` the two sides are rated as teams of two on their side scores.
     """
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     rating = [model.rating(name=name) for name in names]
     for seats, scores in zip(results.seats, results.scores, strict=True):
-        teams = model.rate([[rating[a]] for a in seats], scores=[float(x) for x in scores])
+        if results.partnership:  # two teams of two, rated on the side scores; seat order 0, 1, 2, 3
+            sides = [[rating[seats[0]], rating[seats[2]]], [rating[seats[1]], rating[seats[3]]]]
+            teams = model.rate(sides, scores=[float(scores[0] + scores[2]), float(scores[1] + scores[3])])
+            by_seat = [teams[0][0], teams[1][0], teams[0][1], teams[1][1]]
+        else:
+            by_seat = [team[0] for team in model.rate([[rating[a]] for a in seats], scores=[float(x) for x in scores])]
         for k in set(seats.tolist()):
-            mine = [team[0] for team, a in zip(teams, seats, strict=True) if a == k]
+            mine = [r for r, a in zip(by_seat, seats, strict=True) if a == k]
             mu, sigma = np.mean([r.mu for r in mine]), np.mean([r.sigma for r in mine])
             rating[k] = model.rating(mu=float(mu), sigma=float(sigma), name=names[k])
     table = pd.DataFrame({"agent": list(names), "mu": [r.mu for r in rating], "sigma": [r.sigma for r in rating]})
@@ -90,9 +96,15 @@ def ratings(results: GameResults, names: Sequence[str]) -> pd.DataFrame:
 
 
 def seat_stats(results: GameResults) -> pd.DataFrame:
-    """One row per (game, seat): the agent there, its win share, final score, margin over the others, hands."""
+    """One row per (game, seat): the agent there, its win share, final score, margin over the others, hands.
+
+    Under ``partnership`` the margin is the own side's score over the other side's, halved (per seat).
+    """
     games, players = results.seats.shape
     others = (results.scores.sum(axis=1, keepdims=True) - results.scores) / (players - 1)
+    if results.partnership:
+        sides = results.side_scores()
+        others = results.scores - (sides[:, [0, 1, 0, 1]] - sides[:, [1, 0, 1, 0]]) / 2
     return pd.DataFrame(
         {
             "game": np.repeat(np.arange(games), players),
@@ -116,6 +128,29 @@ def summarise(rows: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
             {"agent": names[int(k)], "seats": seats, "wins": wins, "win_rate": wins / seats, "ci_low": low,
              "ci_high": high, "hand_score": group.score.sum() / hands, "margin": group.margin.sum() / hands}
         )
+    return pd.DataFrame(out)
+
+
+def side_stats(results: GameResults, names: Sequence[str], lineup: Sequence[str]) -> pd.DataFrame:
+    """Per line-up and side (``partnership``): the side's two agents, games, wins with their 95% Wilson interval,
+    and the side's score margin over the other side per hand. Every game counts once for each side."""
+    sides = results.side_scores()
+    shares = results.win_shares()[:, :2]
+    rows = pd.DataFrame(
+        {
+            "lineup": np.repeat(np.asarray(lineup), 2),
+            "side": [f"{names[a]}+{names[b]}" for a, b in results.seats[:, [0, 2, 1, 3]].reshape(-1, 2)],
+            "win": shares.ravel(),
+            "margin": (sides - sides[:, ::-1]).ravel().astype(np.float64),
+            "hands": np.repeat(results.hands, 2),
+        }
+    )
+    out = []
+    for (name, side), group in rows.groupby(["lineup", "side"], sort=False):
+        wins, games = float(group.win.sum()), len(group)
+        low, high = wilson_interval(wins, games)
+        out.append({"lineup": name, "side": side, "games": games, "wins": wins, "win_rate": wins / games,
+                    "ci_low": low, "ci_high": high, "margin": group.margin.sum() / group.hands.sum()})
     return pd.DataFrame(out)
 
 
@@ -156,15 +191,20 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
         }
     )
     per_lineup = pd.concat(per_lineup, ignore_index=True)
-    return {
+    tables = {
         "agents": per_agent.sort_values("rating", ascending=False, ignore_index=True),
         "lineups": per_lineup[["lineup", *[c for c in per_lineup if c != "lineup"]]],
         "games": games,
     }
+    if rules.partnership:
+        tables["sides"] = side_stats(results, names, [lineup_names[i] for i in lineup_id])
+    return tables
 
 
 AGENTS_TITLE = ("Agents over all their games, ranked by OpenSkill rating (mu - 3 sigma): win rate per seat "
                 "with its 95% Wilson interval; hand score and margin (over the mean opponent) per hand")
+SIDES_TITLE = ("Sides (partnership): each line-up's two sides, seats 0+2 and 1+3, over its seat rotations; win rate "
+               "with its 95% Wilson interval, side score margin per hand")
 LINEUPS_TITLE = ("Head-to-head: each line-up's games on their own (an agent can win a line-up and rank "
                  "lower overall, where its other games count too)")
 
@@ -205,6 +245,7 @@ def markdown(tables: dict[str, pd.DataFrame], cfg: dict[str, Any]) -> str:
             markdown_table(tables["agents"]),
             f"## Line-ups\n\n{LINEUPS_TITLE}.",
             markdown_table(tables["lineups"]),
+            *([f"## Sides\n\n{SIDES_TITLE}.", markdown_table(tables["sides"])] if "sides" in tables else []),
         ]
     ) + "\n"
 
@@ -240,6 +281,8 @@ def show(tables: dict[str, pd.DataFrame]) -> None:
     """Log the per-agent and the head-to-head tables, each under its title."""
     log.info("\n%s\n%s", AGENTS_TITLE, text_table(tables["agents"]))
     log.info("\n%s\n%s", LINEUPS_TITLE, text_table(tables["lineups"]))
+    if "sides" in tables:
+        log.info("\n%s\n%s", SIDES_TITLE, text_table(tables["sides"]))
 
 
 @hydra.main(version_base=None, config_path="../configs", config_name="evaluate")

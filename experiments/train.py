@@ -316,7 +316,7 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     env = TrainVecEnv(
         int(cfg.train.num_envs), train_rules, opponents=list(pool.fixed) if pool and pool.fixed else ["random"],
         learner_seat=cfg.train.learner_seat, self_play=shared, seed=int(cfg.train.seed),
-        max_steps=int(cfg.train.max_steps), win_bonus=float(cfg.train.win_bonus),
+        max_steps=int(cfg.train.max_steps), win_bonus=float(cfg.train.win_bonus), team=bool(opp.get("team", False)),
     )
 
     # 2. the model: fresh, or resumed from the run folder's last checkpoint

@@ -12,7 +12,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .engine import GAME_OVER, Engine
-from .engine.observe import obs_layout
+from .engine.observe import rules_obs_layout
 from .render import render_table
 from .rules import Rules
 from .scenario import load_scenario, state_dict
@@ -20,7 +20,11 @@ from .scenario import load_scenario, state_dict
 OBS_BOUND = 10.0
 
 
-def _make_rules(rules: Rules | dict | None, overrides: dict[str, Any]) -> Rules:
+def _make_rules(rules: Rules | dict | None, overrides: dict[str, Any], preset: str | None = None) -> Rules:
+    if preset is not None:
+        if rules is not None:
+            raise ValueError("give rules= or preset=, not both (overrides apply on top of either)")
+        return Rules.preset(preset, **overrides)
     if rules is None:
         return Rules.from_dict(overrides)
     if isinstance(rules, dict):
@@ -46,11 +50,12 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
         max_steps: int | None = None,
         reveal: bool = False,
+        preset: str | None = None,
         **rule_overrides: Any,
     ) -> None:
-        EzPickle.__init__(self, rules, render_mode, max_steps, reveal, **rule_overrides)
+        EzPickle.__init__(self, rules, render_mode, max_steps, reveal, preset=preset, **rule_overrides)
         super().__init__()
-        self.rules = _make_rules(rules, rule_overrides)
+        self.rules = _make_rules(rules, rule_overrides, preset)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
@@ -63,7 +68,7 @@ class raw_env(AECEnv, EzPickle):
         self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self._seat_index = [np.array([seat]) for seat in range(self.rules.players)]
         self._no_actions = np.zeros(num_actions, dtype=np.int8)
-        obs_dim = obs_layout(self.rules.players, self.spec.copies).size
+        obs_dim = rules_obs_layout(self.rules, self.spec.copies).size
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -199,6 +204,10 @@ class raw_env(AECEnv, EzPickle):
         return [self.action_to_str(a) for a in np.flatnonzero(self.engine.legal_mask()[0])]
 
 
-def env(rules: Rules | dict | None = None, render_mode: str | None = None, **rule_overrides: Any) -> AECEnv:
-    """The wrapped AEC environment (PettingZoo's order enforcing wrapper on ``raw_env``)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(rules=rules, render_mode=render_mode, **rule_overrides))
+def env(
+    rules: Rules | dict | None = None, render_mode: str | None = None, preset: str | None = None, **rule_overrides: Any
+) -> AECEnv:
+    """The wrapped AEC environment (PettingZoo's order enforcing wrapper on ``raw_env``); ``preset`` names a bundle."""
+    return wrappers.OrderEnforcingWrapper(
+        raw_env(rules=rules, render_mode=render_mode, preset=preset, **rule_overrides)
+    )

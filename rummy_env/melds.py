@@ -98,6 +98,7 @@ class MeldTable:
 def meld_table(rules: Rules) -> MeldTable:
     """Build (once per rules) the pattern tables."""
     values, low_ace = card_values(rules.card_values)
+    values[JOKER] = rules.joker_points
     cards, is_group, rank, suit, lo, enabled = [], [], [], [], [], []
     for r in range(NUM_RANKS):
         for missing in range(NUM_SUITS):

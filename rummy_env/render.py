@@ -21,6 +21,7 @@ def render_table(
         f"500 Rummy  hand {int(s.hand_no[g]) + 1}  dealer player_{sd['dealer']}  "
         f"phase {sd['phase']}  to act: player_{sd['current_player']}",
         "scores: " + "  ".join(f"player_{p}={score}" for p, score in enumerate(sd["scores"])),
+        *_side_lines(spec, sd),
         f"stock: {len(sd['stock'])} card(s)",
         "discard (bottom -> top): " + (" ".join(show_text(c, show) for c in sd["discard"]) or "-"),
     ]
@@ -43,6 +44,17 @@ def render_table(
     if sd["hand_scores"] is not None:
         lines.append("last hand: " + "  ".join(f"player_{p}={v:+d}" for p, v in enumerate(sd["hand_scores"])))
     return "\n".join(lines)
+
+
+def _side_lines(spec: GameSpec, sd: dict) -> list[str]:
+    """The sides' scores (``partnership``) and the hands left to play (``deals``)."""
+    lines = []
+    if spec.rules.partnership:
+        sides = enumerate(sd["side_scores"])
+        lines.append("sides: " + "  ".join(f"side {i} (player_{i}+player_{i + 2})={v}" for i, v in sides))
+    if spec.rules.deals is not None:
+        lines.append(f"hands played: {sd['hands_played']} of {spec.rules.deals}")
+    return lines
 
 
 def show_text(text: str, show) -> str:

@@ -23,6 +23,13 @@ FLAGS = (
     "ace_around_corner",
     "must_go_out_to_win",
 )
+JOKERS_PER_DECK = (0, 1, 2, 4)
+TARGET_SCORE = 500
+PRESETS: dict[str, dict[str, Any]] = {
+    "pagat": {},
+    "wikipedia": {"take_requires_new_meld": True},
+    "partnership": {"players": 4, "partnership": True},
+}
 
 
 def _is_int(value: Any) -> bool:
@@ -37,7 +44,7 @@ class Rules:
     decks: int | None = None
     jokers_per_deck: int = 2
     hand_size: int | None = None
-    target_score: int = 500
+    target_score: int = TARGET_SCORE
     card_values: str = "standard"
     take_top_requires_meld: bool = False
     take_requires_new_meld: bool = False
@@ -50,18 +57,24 @@ class Rules:
     must_go_out_to_win: bool = False
     episode: str = "game"
     reward: str = "win"
+    partnership: bool = False
+    joker_points: int = 15
+    going_out_bonus: int = 0
+    deals: int | None = None
+    final_bonus: int = 0
 
     def __post_init__(self) -> None:
         self._check_types()
         self._check_deck()
+        self._check_teams()
 
     def _check_types(self) -> None:
         if not _is_int(self.players) or not 2 <= self.players <= 8:
             raise ValueError(f"Rules.players must be an integer 2..8, got {self.players!r}")
         if self.decks is not None and (not _is_int(self.decks) or self.decks not in (1, 2)):
             raise ValueError(f"Rules.decks must be None (auto), 1 or 2, got {self.decks!r}")
-        if not _is_int(self.jokers_per_deck) or not 0 <= self.jokers_per_deck <= 2:
-            raise ValueError(f"Rules.jokers_per_deck must be an integer 0..2, got {self.jokers_per_deck!r}")
+        if not _is_int(self.jokers_per_deck) or self.jokers_per_deck not in JOKERS_PER_DECK:
+            raise ValueError(f"Rules.jokers_per_deck must be 0, 1, 2 or 4, got {self.jokers_per_deck!r}")
         if self.hand_size is not None and (not _is_int(self.hand_size) or self.hand_size < 1):
             raise ValueError(f"Rules.hand_size must be None (auto) or a positive integer, got {self.hand_size!r}")
         if not _is_int(self.target_score) or self.target_score <= 0:
@@ -70,6 +83,13 @@ class Rules:
             raise ValueError(
                 f"Rules.first_meld_minimum must be a non-negative integer, got {self.first_meld_minimum!r}"
             )
+        if not isinstance(self.partnership, bool):
+            raise ValueError(f"Rules.partnership must be True or False, got {self.partnership!r}")
+        for name in ("joker_points", "going_out_bonus", "final_bonus"):
+            if not _is_int(getattr(self, name)) or getattr(self, name) < 0:
+                raise ValueError(f"Rules.{name} must be a non-negative integer, got {getattr(self, name)!r}")
+        if self.deals is not None and (not _is_int(self.deals) or self.deals < 1):
+            raise ValueError(f"Rules.deals must be None or a positive integer, got {self.deals!r}")
         for name, allowed in CHOICES.items():
             value = getattr(self, name)
             if value not in allowed:
@@ -86,6 +106,32 @@ class Rules:
                 f"plus one to start the pile needs {needed} cards, but the deck has {self.deck_size} "
                 f"({self.num_decks} deck(s) with {self.jokers_per_deck} joker(s) each)"
             )
+
+    def _check_teams(self) -> None:
+        if self.partnership and self.players != 4:
+            raise ValueError(f"Rules.partnership needs players=4 (two sides of two), got players={self.players}")
+        if self.final_bonus and self.episode == "hand":
+            raise ValueError('Rules.final_bonus/episode: a final bonus ends a game; use episode="game"')
+        if self.deals is None:
+            return
+        if self.target_score != TARGET_SCORE:
+            raise ValueError("Rules.deals/target_score: a game of a fixed number of deals does not use target_score")
+        if self.must_go_out_to_win:
+            raise ValueError("Rules.deals/must_go_out_to_win: going out to win needs a target_score game, not deals")
+        if self.episode == "hand":
+            raise ValueError('Rules.deals/episode: deals counts the hands of a game; use episode="game"')
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> "Rules":
+        """A named bundle of variants (``pagat``, ``wikipedia``, ``partnership``...) with ``overrides`` on top."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown Rules preset {name!r}; presets: {', '.join(PRESETS)}")
+        return cls.from_dict({**PRESETS[name], **overrides})
+
+    @property
+    def sides(self) -> int:
+        """Scoring units: 2 sides with ``partnership``, else one per player."""
+        return 2 if self.partnership else self.players
 
     @property
     def num_decks(self) -> int:

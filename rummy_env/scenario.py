@@ -55,6 +55,8 @@ STATE_KEYS = (
     "seed",
     "shuffles",
     "hand_no",
+    "hands_played",
+    "side_scores",
 )
 
 
@@ -251,7 +253,37 @@ def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> Sta
     s.num_melds[0] = len(melds)
     refresh_accepts(spec, s, np.zeros(1, dtype=np.int64))
     _load_turn(spec, s, scenario, points)
+    _load_sides(spec, s, scenario)
     return s
+
+
+def side_scores(spec: GameSpec, scores: Any) -> list[int]:
+    """The sides' cumulative scores (``partnership``: seats 0 + 2, then 1 + 3)."""
+    return [int(scores[side]) + int(scores[side + 2]) for side in range(spec.rules.sides)]
+
+
+def hands_played(s: State, g: int) -> int:
+    """Hands finished in game ``g`` (the current one counts once the game is over)."""
+    return int(s.hand_no[g]) + int(s.phase[g] == GAME_OVER)
+
+
+def _load_sides(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
+    """``hands_played`` (sets the hand count) and the derived, read-only ``side_scores``."""
+    if "hands_played" in sc:
+        played = _count_key(sc, "hands_played", 0)
+        hand_no = played - int(s.phase[0] == GAME_OVER)
+        if hand_no < 0:
+            _fail("hands_played must be at least 1 once the game is over")
+        if "hand_no" in sc and sc["hand_no"] != hand_no:
+            _fail(f"hands_played={played} and hand_no={sc['hand_no']!r} disagree (hand_no counts from 0)")
+        s.hand_no[0] = hand_no
+    if sc.get("side_scores") is None:
+        return
+    if not spec.rules.partnership:
+        _fail("side_scores exist only with partnership")
+    derived = side_scores(spec, s.scores[0])
+    if list(sc["side_scores"]) != derived:
+        _fail(f"side_scores is derived from scores (would be {derived}), got {sc['side_scores']!r}")
 
 
 def _check_counts(spec: GameSpec, used: np.ndarray, where: str) -> None:
@@ -394,6 +426,8 @@ def state_dict(spec: GameSpec, s: State, g: int) -> dict[str, Any]:
         "seed": int(s.seed[g]),
         "shuffles": int(s.shuffles[g]),
         "hand_no": int(s.hand_no[g]),
+        "hands_played": hands_played(s, g),
+        **({"side_scores": side_scores(spec, s.scores[g])} if spec.rules.partnership else {}),
     }
 
 

@@ -16,6 +16,11 @@ Two modes:
   plays the action of its env whose seat is to act; the other seats wait, and
   a waiting env's only legal action is ``pass`` (ignored), so its steps carry
   no policy gradient. Each env gets its own seat's rewards.
+* **team** (``team=True``, with ``Rules.partnership``): in learner-seat mode the
+  learner plays both seats of its side (``learner_seat`` and the seat opposite),
+  one policy with shared weights; env ``i`` observes whichever of the two is to
+  act, and its reward is the side's. Without ``team`` the partner is an
+  opponent-pool agent like the other two seats (one learner seat per side).
 
 Games that end are reset at once (SB3 convention): ``infos[i]`` then holds
 ``terminal_observation``, ``TimeLimit.truncated`` (the engine's ``max_steps``),
@@ -57,6 +62,7 @@ class RummyVecEnv(VecEnv):
         seed: int = 0,
         max_steps: int = 3000,
         illegal: str = "raise",
+        team: bool = False,
     ) -> None:
         if illegal not in ("raise", "replace"):
             raise ValueError(f"illegal must be 'raise' or 'replace', got {illegal!r}")
@@ -72,6 +78,9 @@ class RummyVecEnv(VecEnv):
                 f"learner_seat must be 'random', 'rotate' or a seat 0..{self.players - 1}, got {learner_seat!r}"
             )
         self.learner_seat = learner_seat
+        self.team = bool(team)
+        if self.team and (not self.rules.partnership or self.self_play):
+            raise ValueError("team=True needs Rules(partnership=True) and the learner-seat mode (self_play=False)")
         self.engine = Engine(self.rules, num_games=self.num_games, seed=seed, max_steps=max_steps)
         self._seed = int(seed)
         self._rng = np.random.default_rng(seed)
@@ -156,12 +165,13 @@ class RummyVecEnv(VecEnv):
         terminal_obs = self._observations()
         for env in ended:
             game = env // self.players if self.self_play else env
+            seat = int(seats[env]) if self.self_play else int(self._acting_learner()[game])
             infos[env] = {
                 "terminal_observation": terminal_obs[env],
                 "TimeLimit.truncated": bool(truncated[env]),
                 "scores": s.scores[game].tolist(),
                 "winner": int(s.winner[game]),
-                "seat": int(seats[env]),
+                "seat": seat,
             }
         return infos
 
@@ -187,6 +197,8 @@ class RummyVecEnv(VecEnv):
         self.learner[games] = seats
         picks = self._rng.choice(len(self.opponents), size=(len(games), n), p=self.opponent_weights)
         picks[np.arange(len(games)), seats] = -1
+        if self.team:
+            picks[np.arange(len(games)), (seats + 2) % n] = -1
         self.seat_agents[games] = picks
 
     def _advance(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -197,7 +209,7 @@ class RummyVecEnv(VecEnv):
         live = np.zeros(self.num_games, dtype=bool)
         live[games] = True
         while True:
-            waiting = live & ~done & ~truncated & ~self.engine.done & (self.engine.current_player != self.learner)
+            waiting = live & ~done & ~truncated & ~self.engine.done & ~self._learner_to_act()
             if not waiting.any():
                 return rewards, done, truncated
             actions = act_all(self.engine, self.opponents, self.seat_agents, waiting)
@@ -207,10 +219,23 @@ class RummyVecEnv(VecEnv):
             done[moving] |= result.done
             truncated[moving] |= result.truncated
 
+    def _learner_to_act(self) -> np.ndarray:
+        """``bool [games]`` the seat to act is the learner's (with ``team``: either seat of the learner's side)."""
+        current = self.engine.current_player
+        if self.team:
+            return current % 2 == self.learner % 2
+        return current == self.learner
+
+    def _acting_learner(self) -> np.ndarray:
+        """``int [games]`` the learner seat each env observes: with ``team`` the partner when it is to act."""
+        if not self.team:
+            return self.learner
+        return np.where(self._learner_to_act() & ~self.engine.done, self.engine.current_player, self.learner)
+
     def _observations(self) -> np.ndarray:
         if self.self_play:
             return self._all_seat_observations()
-        return np.clip(self.engine.observe(self.learner), -OBS_BOUND, OBS_BOUND)
+        return np.clip(self.engine.observe(self._acting_learner()), -OBS_BOUND, OBS_BOUND)
 
     def _all_seat_observations(self) -> np.ndarray:
         seats = [self.engine.observe(np.full(self.num_games, p)) for p in range(self.players)]

@@ -11,7 +11,7 @@ from .kernels import batch
 from .kernels.arrays import as_arrays
 from .kernels.spec import kernel_spec
 from .kernels.work import Work
-from .observe import obs_layout
+from .observe import rules_obs_layout
 from .piles import mix64
 from .spec import game_spec
 from .state import GAME_OVER, State, empty_state
@@ -91,7 +91,7 @@ class Engine:
     @property
     def obs_dim(self) -> int:
         """Length of an observation vector."""
-        return obs_layout(self.rules.players, self.spec.copies).size
+        return rules_obs_layout(self.rules, self.spec.copies).size
 
     @property
     def current_player(self) -> np.ndarray:

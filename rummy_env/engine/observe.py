@@ -28,7 +28,12 @@ opened              N           seats that reached ``first_meld_minimum``
 obliged             53          card that must be melded next (one-hot)
 top_taken           53          card taken alone from the top, not discardable
 called              1           the obliged card comes from a "Rummy!" call
+side_scores         2           own side's and the other side's scores / target (``partnership``)
+hands_left          1           hands still to play / ``deals`` (``deals``)
 ==================  ==========  =================================================
+
+The partner (``partnership``) is relative seat 2: their public cards are in ``known``
+and ``placed``. Sections after ``called`` exist only under the switches named.
 
 Nothing here depends on another hand's hidden cards or on the stock order.
 """
@@ -41,6 +46,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from ..cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from ..rules import Rules
 from .spec import GameSpec
 from .state import State
 
@@ -69,7 +75,7 @@ class ObsLayout:
 
 
 @lru_cache(maxsize=None)
-def obs_layout(players: int, copies: int) -> ObsLayout:
+def obs_layout(players: int, copies: int, partnership: bool = False, deals: bool = False) -> ObsLayout:
     """The observation layout for a table of ``players`` and a deck with ``copies`` of a kind at most."""
     sizes = [
         ("hand", NUM_KINDS),
@@ -95,6 +101,10 @@ def obs_layout(players: int, copies: int) -> ObsLayout:
         ("top_taken", NUM_KINDS),
         ("called", 1),
     ]
+    if partnership:
+        sizes.append(("side_scores", 2))
+    if deals:
+        sizes.append(("hands_left", 1))
     sections, start = [], 0
     for name, size in sizes:
         sections.append((name, start, start + size))
@@ -161,3 +171,8 @@ def observe(spec: GameSpec, s: State, seats: np.ndarray, games: np.ndarray | Non
     _one_hot(obs[:, slices["top_taken"]], rows, rows_of(s.top_taken).astype(np.int64))
     put("called", rows_of(s.called))
     return obs
+
+
+def rules_obs_layout(rules: Rules, copies: int) -> ObsLayout:
+    """The observation layout of a rules configuration (``copies``: most copies of a kind in its deck)."""
+    return obs_layout(rules.players, copies, rules.partnership, rules.deals is not None)

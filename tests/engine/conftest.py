@@ -99,7 +99,7 @@ def assert_cards_conserved(sd: dict, rules: Rules, where: str = "") -> None:
 def card_value(card: str, rules: Rules, low_ace: bool = False) -> int:
     """RULES §2 (and the ``5-10-15`` variant); ``low_ace`` for an ace melded low in a run."""
     if card.startswith("JK"):
-        return 15
+        return rules.joker_points
     rank = card[0]
     if rank == "A":
         if low_ace:
@@ -196,7 +196,7 @@ def placement_effect(sd: dict, actor: int, action: str, rules: Rules) -> tuple[l
                 pts += card_value(c, rules, low_ace=run and pos == 0 and c[0] == "A")
             else:  # "any of these cards the player lacks is played by a joker standing for it"
                 used.append("JK")
-                pts += 15
+                pts += rules.joker_points
         return used, pts
     if words[0] == "layoff":
         if words[1] == "JK":
@@ -272,6 +272,43 @@ def expected_winner(scores: list[int], went_out: int | None, rules: Rules) -> in
     if rules.tie_break == "went_out" and went_out in leaders:
         return went_out
     return None
+
+
+def side_of(rules: Rules, seat: int) -> int:
+    """RULES §8.1: seats 0 and 2 are side 0, seats 1 and 3 side 1 (without partnership, each seat its own)."""
+    return seat % 2 if rules.partnership else seat
+
+
+def by_side(rules: Rules, per_seat: list[int]) -> list[int]:
+    """Per-seat numbers summed by side (unchanged without partnership)."""
+    if not rules.partnership:
+        return list(per_seat)
+    return [per_seat[0] + per_seat[2], per_seat[1] + per_seat[3]]
+
+
+def expected_game_winner(totals: list[int], went_out: int | None, rules: Rules, hands_played: int) -> int | None:
+    """RULES §7 and §8.1-8.2: the winning side (a seat without partnership) after a hand, or None to play on."""
+    sides = by_side(rules, totals)
+    out = None if went_out is None else side_of(rules, went_out)
+    if rules.deals is None:
+        return expected_winner(sides, out, rules)
+    if hands_played < rules.deals:
+        return None
+    best = max(sides)
+    leaders = [s for s, v in enumerate(sides) if v == best]
+    if len(leaders) == 1:
+        return leaders[0]
+    if rules.tie_break == "went_out" and out in leaders:
+        return out
+    return None
+
+
+def side_rewards(rules: Rules, board: list[int]) -> list[float]:
+    """SPEC: with partnership both players of the side at the top of ``board [2]`` get +1, the others -1; a tie 0."""
+    if board[0] == board[1]:
+        return [0.0] * rules.players
+    top = 0 if board[0] > board[1] else 1
+    return [1.0 if p % 2 == top else -1.0 for p in range(rules.players)]
 
 
 def win_rewards(board: list[float], players: int) -> list[float]:
@@ -373,6 +410,14 @@ class TransitionChecker:
         hands = [collections.Counter(h) for h in prev["hands"]]
         hands[actor] = after
         expected = [melded[p] - hand_value(hands[p].elements(), rules) for p in range(n)]
+        if went_out is not None:
+            expected[went_out] += rules.going_out_bonus
+        winner = None
+        if rules.episode == "game":
+            totals = [prev["scores"][p] + expected[p] for p in range(n)]
+            winner = expected_game_winner(totals, went_out, rules, prev["hands_played"] + 1)
+            if winner is not None:
+                expected[winner] += rules.final_bonus
         assert new["hand_scores"] == expected, (
             f"{where}: hand_scores {new['hand_scores']}, expected melded {melded} minus in hand = {expected}"
         )
@@ -382,19 +427,24 @@ class TransitionChecker:
         want = [0.0] * n
         if rules.reward == "score":
             want = score_rewards(expected)
+            if rules.partnership:
+                sides = by_side(rules, expected)
+                want = [(sides[p % 2] - sides[1 - p % 2]) / 100.0 for p in range(n)]
         if rules.episode == "hand":
             assert new["phase"] == "game_over", where
             if rules.reward == "win":
-                want = win_rewards(expected, n)
+                want = side_rewards(rules, by_side(rules, expected)) if rules.partnership else win_rewards(expected, n)
         else:
-            winner = expected_winner(totals, went_out, rules)
+            assert new["hands_played"] == prev["hands_played"] + 1, where
             if winner is None:
                 assert new["phase"] != "game_over", f"{where}: game over with scores {totals}"
                 assert new["dealer"] == (prev["dealer"] + 1) % n, f"{where}: the deal passes to the left"
                 self.check_fresh_deal(new)
             else:
                 assert new["phase"] == "game_over", f"{where}: player_{winner} should have won with {totals}"
-                if rules.reward == "win":
+                if rules.reward == "win" and rules.partnership:
+                    want = [1.0 if p % 2 == winner else -1.0 for p in range(n)]
+                elif rules.reward == "win":
                     want = [1.0 if p == winner else -1.0 / (n - 1) for p in range(n)]
         if new["phase"] == "game_over":
             self.game_over = True

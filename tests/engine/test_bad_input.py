@@ -68,6 +68,11 @@ BAD_RULES = [
     ("must_go_out_to_win", 0),
     ("episode", "match"),
     ("reward", "points"),
+    ("partnership", 1), ("partnership", "yes"),
+    ("joker_points", -1), ("joker_points", 20.0),
+    ("going_out_bonus", -25), ("going_out_bonus", None),
+    ("deals", 0), ("deals", 1.5),
+    ("final_bonus", "50"),
 ]
 
 

@@ -36,6 +36,9 @@ GAMES: dict[str, tuple[dict, int]] = {
                                    "reward": "score"}, 4),
     "3p_min30_new_meld_reshuffle": ({"players": 3, "first_meld_minimum": 30, "take_requires_new_meld": True,
                                      "stock_exhausted": "reshuffle", "episode": "hand"}, 5),
+    "4p_partnership": ({"players": 4, "partnership": True, "target_score": 150}, 3),
+    "4p_partnership_deals_bonuses": ({"players": 4, "partnership": True, "jokers_per_deck": 4, "joker_points": 20,
+                                      "going_out_bonus": 25, "deals": 2, "final_bonus": 50, "reward": "score"}, 6),
 }
 WEIGHTS = {"meld": 12, "layoff": 12, "rummy": 6, "take": 3}
 MAX_STEPS = 3000
@@ -71,6 +74,8 @@ def state_line(env, memory: dict) -> str:
         "melded=" + ",".join(map(str, sd["melded_points"])),
         "scores=" + ",".join(map(str, sd["scores"])),
     ]
+    if "side_scores" in sd:
+        parts.append("sides=" + ",".join(map(str, sd["side_scores"])))
     if melds != memory.get("melds"):
         parts.append("melds=" + melds)
     if sd["obliged"]:

@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit
 
 from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from ..state import GAME_OVER
 
 PHASES = 4
 HALF = np.float32(0.5)
@@ -82,3 +83,12 @@ def observe_row(s, k, g, seat, out):
         out[i + s.top_taken[g]] = 1.0
     i += NUM_KINDS
     out[i] = 1.0 if s.called[g] else 0.0
+    i += 1
+    if k.partnership:
+        side = seat % 2
+        out[i] = np.float32(np.float64(s.scores[g, side] + s.scores[g, side + 2]) * to_target)
+        out[i + 1] = np.float32(np.float64(s.scores[g, 1 - side] + s.scores[g, 3 - side]) * to_target)
+        i += 2
+    if k.deals > 0:
+        played = s.hand_no[g] + (1 if s.phase[g] == GAME_OVER else 0)
+        out[i] = np.float32(max(k.deals - played, 0) / k.deals)

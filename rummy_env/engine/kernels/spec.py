@@ -37,6 +37,10 @@ class KernelSpec(NamedTuple):
     hand_episode: bool
     score_reward: bool
     target: int
+    partnership: bool  # two sides: seats 0/2 and 1/3
+    deals: int  # hands in a game, 0: play to target
+    going_out_bonus: int
+    final_bonus: int
     low_ace: int
     num_actions: int
     offsets: np.ndarray  # int64 [11] first action id of each block
@@ -106,6 +110,10 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         hand_episode=rules.episode == "hand",
         score_reward=rules.reward == "score",
         target=rules.target_score,
+        partnership=rules.partnership,
+        deals=rules.deals or 0,
+        going_out_bonus=rules.going_out_bonus,
+        final_bonus=rules.final_bonus,
         low_ace=table.low_ace,
         num_actions=layout.num_actions,
         offsets=i64(layout.offsets),

@@ -142,23 +142,42 @@ def apply_action(s, k, g, action, work):
 
 
 @njit(cache=True)
+def num_sides(k):
+    """Scoring units: 2 sides under ``partnership`` (seat ``p`` is side ``p % 2``), else one per seat."""
+    return 2 if k.partnership else k.players
+
+
+@njit(cache=True)
+def side_totals(k, per_seat):
+    """``per_seat`` summed by side (a copy per seat without ``partnership``)."""
+    sides = num_sides(k)
+    totals = np.zeros(sides, dtype=np.int64)
+    for p in range(k.players):
+        totals[p % sides] += per_seat[p]
+    return totals
+
+
+@njit(cache=True)
 def game_winner(s, k, g, went_out):
-    """The winner after a hand (cumulative scores), or -1 to play another hand."""
-    scores = s.scores[g]
+    """The winning side (a seat without ``partnership``) after a hand, or -1 to play another hand."""
+    scores = side_totals(k, s.scores[g])
+    out = went_out % num_sides(k) if went_out >= 0 else NOBODY
+    if k.deals > 0 and s.hand_no[g] + 1 < k.deals:
+        return NOBODY
     if k.must_go_out:
-        if went_out >= 0 and scores[went_out] >= k.target:
-            return went_out
+        if out >= 0 and scores[out] >= k.target:
+            return out
         return NOBODY
     best = scores.max()
     leaders = 0
-    for p in range(k.players):
+    for p in range(scores.shape[0]):
         leaders += scores[p] == best
-    if best < k.target:
+    if best < k.target and k.deals == 0:
         return NOBODY
     if leaders == 1:
         return np.argmax(scores)
-    if k.tie_went_out and went_out >= 0 and scores[went_out] == best:
-        return went_out
+    if k.tie_went_out and out >= 0 and scores[out] == best:
+        return out
     return NOBODY
 
 
@@ -180,6 +199,41 @@ def finish(s, k, g, board, rewards):
 
 
 @njit(cache=True)
+def finish_sides(s, k, g, board, rewards):
+    """End a partnership episode; the top side of ``board [2]`` wins: +1 for each of its players, -1 for the
+    others (a tie pays 0). The winner recorded is the winning side's lower seat."""
+    s.phase[g] = GAME_OVER
+    s.rummy_queue[g] = NOBODY
+    tie = board[0] == board[1]
+    side = 0 if board[0] > board[1] else 1
+    s.winner[g] = NOBODY if tie else side
+    if not k.score_reward and not tie:
+        for p in range(k.players):
+            rewards[p] += 1.0 if p % 2 == side else -1.0
+
+
+@njit(cache=True)
+def book(s, g, scored, seat, points):
+    """Add bonus ``points`` to ``seat``'s hand score and cumulative score."""
+    scored[seat] += points
+    s.hand_scores[g, seat] += points
+    s.scores[g, seat] += points
+
+
+@njit(cache=True)
+def score_rewards(k, scored, total, rewards):
+    """``reward="score"``: own (or own side's) hand score minus the others' mean (the other side's), / 100."""
+    players = k.players
+    if k.partnership:
+        sides = side_totals(k, scored)
+        for p in range(players):
+            rewards[p] += (sides[p % 2] - sides[1 - p % 2]) / 100.0
+        return
+    for p in range(players):
+        rewards[p] += (players * scored[p] - total) / (100.0 * (players - 1))
+
+
+@njit(cache=True)
 def end_hand(s, k, g, went_out, rewards):
     """Score the hand; then end the episode or deal the next hand. ``rewards [N]`` of this game accumulate."""
     players = k.players
@@ -195,22 +249,34 @@ def end_hand(s, k, g, went_out, rewards):
         s.scores[g, p] += scored[p]
     s.has_hand_scores[g] = True
     s.went_out[g] = went_out
+    if k.going_out_bonus > 0 and went_out >= 0:
+        book(s, g, scored, went_out, k.going_out_bonus)
+        total += k.going_out_bonus
+    winner = NOBODY if k.hand_episode else game_winner(s, k, g, went_out)
+    if k.final_bonus > 0 and winner >= 0:
+        book(s, g, scored, winner, k.final_bonus)
+        total += k.final_bonus
     if k.score_reward:
-        for p in range(players):
-            rewards[p] += (players * scored[p] - total) / (100.0 * (players - 1))
+        score_rewards(k, scored, total, rewards)
     if k.hand_episode:
-        finish(s, k, g, scored.astype(np.float64), rewards)
-    else:
-        winner = game_winner(s, k, g, went_out)
-        if winner >= 0:
+        if k.partnership:
+            finish_sides(s, k, g, side_totals(k, scored).astype(np.float64), rewards)
+        else:
+            finish(s, k, g, scored.astype(np.float64), rewards)
+    elif winner >= 0:
+        if k.partnership:
+            board = np.zeros(2)
+            board[1 - winner] = -1.0
+            finish_sides(s, k, g, board, rewards)
+        else:
             board = np.full(players, -np.inf)
             board[winner] = 0.0
             finish(s, k, g, board, rewards)
-        else:
-            s.dealer[g] = (s.dealer[g] + 1) % players
-            s.hand_no[g] += 1
-            deal(s, k, g)
-            begin_draw(s, k, g, s.current[g])
+    else:
+        s.dealer[g] = (s.dealer[g] + 1) % players
+        s.hand_no[g] += 1
+        deal(s, k, g)
+        begin_draw(s, k, g, s.current[g])
     others = 0.0
     for p in range(players - 1):
         others += rewards[p]

@@ -1,0 +1,100 @@
+"""Agents at a partnership table (RULES §8.1): heuristics play legally, results and the evaluation report per side,
+the strategic discard ignores the partner, and the VecEnv's team option plays both seats of a side."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from agents import make_agent, play_games
+from agents.strategic import opponent_odds
+from experiments.evaluate import SIDES_TITLE, markdown, run_tournament
+from rummy_env import Engine, Rules
+from rummy_env.vector import RummyVecEnv
+
+ROOT = Path(__file__).resolve().parents[2]
+TEAM_VARIANTS = {
+    "partnership": dict(target_score=150),
+    "deals-bonuses-four-jokers": dict(deals=2, jokers_per_deck=4, joker_points=20, going_out_bonus=25, final_bonus=50),
+    "score-hand": dict(episode="hand", reward="score"),
+}
+
+
+@pytest.mark.parametrize("name", TEAM_VARIANTS)
+def test_heuristics_play_partnership_games(name):
+    rules = Rules.preset("partnership", **TEAM_VARIANTS[name])
+    agents = [make_agent(a, rules, seed=3) for a in ("random", "greedy", "strategic")]
+    seats = np.array([[0, 1, 2, 1], [2, 0, 1, 0], [1, 2, 0, 2], [2, 1, 2, 1]])
+    results = play_games(rules, agents, seats, np.arange(4, dtype=np.uint64), batch=4, check=True)
+    assert not results.truncated.any()
+    shares = results.win_shares()
+    assert np.array_equal(shares[:, 0], shares[:, 2]) and np.array_equal(shares[:, 1], shares[:, 3])
+    assert np.allclose(shares[:, :2].sum(axis=1), 1.0)
+
+
+def test_strategic_discards_do_not_fear_the_partner():
+    """The partner (seat opposite) is known to hold 8H 9H: a discarded 7H or TH would help them, not an opponent."""
+    rules = Rules.preset("partnership")
+    hands = [["7H", "2C", "KS"], ["3D"], ["8H", "9H", "4S"], ["5C"]]
+    scenario = {"hands": hands, "discard": ["QD"], "current_player": 0, "phase": "play", "dealer": 3,
+                "known": [[], [], ["8H", "9H"], []]}
+    from rummy_env import raw_env
+
+    odds = {}
+    for partnership in (True, False):
+        env = raw_env(rules=rules if partnership else Rules(players=4))
+        env.reset(seed=0, options={"scenario": scenario})
+        eng = env.engine
+        odds[partnership] = opponent_odds(eng.spec, eng.state, np.array([0]))[0]
+    from rummy_env.cards import parse_card
+
+    seven = parse_card("7H")
+    assert odds[False][seven] == 1.0 and odds[True][seven] < 1.0
+
+
+def test_evaluate_reports_per_side():
+    overrides = ["agents=[strategic,greedy]", "rules.players=4", "rules.partnership=true", "rules.deals=1",
+                 "lineups=[[strategic,greedy,strategic,greedy]]", "deals=3", "progress=false", "plot=false"]
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
+        cfg = OmegaConf.to_container(compose(config_name="evaluate", overrides=overrides), resolve=True)
+    tables = run_tournament(cfg)
+    sides = tables["sides"]
+    assert len(tables["games"]) == 6  # 3 deals, each from both sides
+    assert set(sides.side) == {"strategic+strategic", "greedy+greedy"}
+    assert (sides.games == 6).all() and sides.wins.sum() == pytest.approx(6.0)
+    assert sides.margin.sum() == pytest.approx(0.0)
+    assert SIDES_TITLE.split(":")[0] in markdown(tables, cfg)
+
+
+def test_vecenv_team_plays_both_seats_of_the_side():
+    rules = Rules.preset("partnership", deals=1)
+    venv = RummyVecEnv(num_games=6, rules=rules, opponents=[make_agent("greedy", rules)], team=True, seed=0,
+                       learner_seat=1)
+    obs = venv.reset()
+    rng = np.random.default_rng(0)
+    seen, finished = set(), 0
+    for _ in range(400):
+        current = venv.engine.current_player
+        assert (current % 2 == 1).all()
+        seen |= set(current.tolist())
+        mask = venv.action_masks()
+        obs, rewards, dones, infos = venv.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
+        for i in np.flatnonzero(dones):
+            finished += 1
+            assert infos[i]["seat"] in (1, 3) and rewards[i] in (-1.0, 0.0, 1.0)
+    assert seen == {1, 3} and finished > 0
+    with pytest.raises(ValueError, match="team"):
+        RummyVecEnv(num_games=2, rules=Rules(players=4), opponents=[make_agent("greedy", Rules(players=4))], team=True)
+
+
+def test_engine_win_rewards_per_side_under_heuristics():
+    rules = Rules.preset("partnership", deals=1)
+    eng = Engine(rules, num_games=8, seed=0)
+    agents = [make_agent("strategic", rules), make_agent("greedy", rules)]
+    seats = np.tile([0, 1, 0, 1], (8, 1))
+    results = play_games(rules, agents, seats, np.arange(8, dtype=np.uint64), batch=8)
+    assert eng.num_games == 8 and results.side_scores().shape == (8, 2)
