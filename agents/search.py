@@ -234,7 +234,8 @@ def choice_scores(sums: np.ndarray, confidence: float) -> np.ndarray:
 
 
 def outcome(sim: Engine, idx: np.ndarray, seat: np.ndarray, hand_no: np.ndarray, win_bonus: float) -> np.ndarray:
-    """``float [n]`` the seat's hand-score margin over the mean opponent, plus ``win_bonus`` x (won - lost)."""
+    """``float [n]`` the seat's hand-score margin over the mean opponent, plus ``win_bonus`` x (won - lost)
+    (with ``partnership``: its side's margin over the other side, and the side's result)."""
     s, spec = sim.state, sim.spec
     ended = (s.hand_no[idx] != hand_no) | (s.phase[idx] == GAME_OVER)
     in_hand = (s.hand[idx].astype(np.int64) * spec.table.values).sum(axis=2)
@@ -245,6 +246,11 @@ def outcome(sim: Engine, idx: np.ndarray, seat: np.ndarray, hand_no: np.ndarray,
     over = s.phase[idx] == GAME_OVER
     winner = s.winner[idx].astype(np.int64)
     result = np.where(over & (winner == seat), 1.0, np.where(over & (winner >= 0), -1.0, 0.0))
+    if spec.rules.partnership:  # the side's margin and result: seats 0+2 against 1+3
+        side = seat % 2
+        sides = scores[:, [0, 1]] + scores[:, [2, 3]]
+        margin = sides[rows, side] - sides[rows, 1 - side]
+        result = np.where(over & (winner >= 0), np.where(winner % 2 == side, 1.0, -1.0), 0.0)
     return margin + win_bonus * result
 
 

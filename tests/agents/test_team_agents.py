@@ -98,3 +98,12 @@ def test_engine_win_rewards_per_side_under_heuristics():
     seats = np.tile([0, 1, 0, 1], (8, 1))
     results = play_games(rules, agents, seats, np.arange(8, dtype=np.uint64), batch=8)
     assert eng.num_games == 8 and results.side_scores().shape == (8, 2)
+
+
+def test_search_agent_plays_for_its_side():
+    """The search agent scores rollouts by its side's margin and result under partnership, and plays legally."""
+    rules = Rules.preset("partnership", deals=1)
+    agents = [make_agent("search:4", rules, seed=0), make_agent("greedy", rules, seed=1)]
+    seats = np.array([[0, 1, 0, 1], [1, 0, 1, 0]])
+    results = play_games(rules, agents, seats, np.array([5, 5], dtype=np.uint64), check=True)
+    assert not results.truncated.any() and np.allclose(results.win_shares()[:, :2].sum(axis=1), 1.0)
