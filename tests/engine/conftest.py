@@ -535,6 +535,10 @@ def random_rules(rng: random.Random, **fixed: Any) -> Rules:
     for name in FLAG_FIELDS:
         d[name] = rng.random() < 0.35
     d.update(fixed)
+    if d["players"] == 4 and rng.random() < 0.3:  # RULES §8.1-8.2: partnership, Persian scoring
+        d.update(partnership=True, joker_points=rng.choice([15, 20]), going_out_bonus=rng.choice([0, 25]))
+        if d["episode"] == "game" and not d["must_go_out_to_win"] and "target_score" not in fixed:
+            d.update(deals=2, final_bonus=50, target_score=500)
     return make_valid_rules(d)
 
 
