@@ -74,7 +74,7 @@ def test_vecenv_team_plays_both_seats_of_the_side():
     rules = Rules.preset("partnership", deals=1)
     venv = RummyVecEnv(num_games=6, rules=rules, opponents=[make_agent("greedy", rules)], team=True, seed=0,
                        learner_seat=1)
-    obs = venv.reset()
+    venv.reset()
     rng = np.random.default_rng(0)
     seen, finished = set(), 0
     for _ in range(400):
@@ -82,7 +82,7 @@ def test_vecenv_team_plays_both_seats_of_the_side():
         assert (current % 2 == 1).all()
         seen |= set(current.tolist())
         mask = venv.action_masks()
-        obs, rewards, dones, infos = venv.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
+        _, rewards, dones, infos = venv.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
         for i in np.flatnonzero(dones):
             finished += 1
             assert infos[i]["seat"] in (1, 3) and rewards[i] in (-1.0, 0.0, 1.0)
