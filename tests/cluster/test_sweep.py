@@ -47,6 +47,7 @@ def test_slurm_presets_name_every_documented_field(preset, partition, gpus):
     assert cfg._target_.endswith("SlurmLauncher")
     assert cfg.partition == partition and cfg.gpus_per_node == gpus
     assert cfg.timeout_min > 0 and cfg.cpus_per_task >= 1 and cfg.mem_gb > 0
+    assert list(cfg.setup) == [f"export NUMBA_NUM_THREADS={cfg.cpus_per_task}"]  # the engine's threads fit the job
     text = (ROOT / "configs" / "hydra" / "launcher" / f"{preset}.yaml").read_text()
     for field in ("partition", "timeout_min", "cpus_per_task", "gpus_per_node", "mem_gb"):
         line = next(x for x in text.splitlines() if x.startswith(f"{field}:"))
