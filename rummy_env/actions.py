@@ -17,7 +17,11 @@ joker on group      13     ``layoff JK as R group``
 discard             53     ``discard C``
 rummy               P      ``rummy D``
 pass                1      ``pass``
+skip                0/1    ``skip`` (``stock_exhausted="play_out"`` only)
 ==================  =====  ==========================================
+
+Blocks after ``pass`` exist only under the rules that use them (size 0 otherwise),
+so the default layout never changes.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from .melds import NUM_PATTERNS, meld_table
 from .rules import Rules
 
 DRAW, STOP, TAKE, MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP, DISCARD, RUMMY, PASS = range(11)
+SKIP = 11
 KIND_NAMES = (
     "draw",
     "stop",
@@ -44,6 +49,7 @@ KIND_NAMES = (
     "discard",
     "rummy",
     "pass",
+    "skip",
 )
 NUM_KIND_TYPES = len(KIND_NAMES)
 
@@ -103,6 +109,8 @@ class ActionLayout:
             kind, arg = _parse(verb, words[1:], self.max_depth)
         except ValueError as err:
             raise ValueError(f"bad action {text!r}: {err}") from None
+        if arg >= self.sizes[kind]:
+            raise ValueError(f"bad action {text!r}: '{KIND_NAMES[kind]}' is not an action under these rules")
         return self.offsets[kind] + arg
 
 
@@ -123,6 +131,7 @@ _FORMATTERS = {
     DISCARD: lambda a: f"discard {card_str(a)}",
     RUMMY: lambda a: f"rummy {a}",
     PASS: lambda a: "pass",
+    SKIP: lambda a: "skip",
 }
 
 
@@ -165,10 +174,10 @@ def _parse_layoff(words: list[str]) -> tuple[int, int]:
 
 
 def _parse(verb: str, words: list[str], max_depth: int) -> tuple[int, int]:
-    if verb in ("draw", "stop", "pass"):
+    if verb in ("draw", "stop", "pass", "skip"):
         if words:
             raise ValueError(f"'{verb}' takes no arguments")
-        return {"draw": DRAW, "stop": STOP, "pass": PASS}[verb], 0
+        return {"draw": DRAW, "stop": STOP, "pass": PASS, "skip": SKIP}[verb], 0
     if verb in ("take", "rummy"):
         return (TAKE if verb == "take" else RUMMY), _depth(words, max_depth)
     if verb == "meld":
@@ -179,7 +188,7 @@ def _parse(verb: str, words: list[str], max_depth: int) -> tuple[int, int]:
         if len(words) != 1:
             raise ValueError("expected 'discard C'")
         return DISCARD, parse_card(words[0])
-    raise ValueError(f"unknown verb {verb!r}; expected draw, stop, take, meld, layoff, discard, rummy or pass")
+    raise ValueError(f"unknown verb {verb!r}; expected draw, stop, take, meld, layoff, discard, rummy, pass or skip")
 
 
 @lru_cache(maxsize=None)
@@ -190,9 +199,11 @@ def pattern_index() -> dict[tuple[int, ...], int]:
 
 
 @lru_cache(maxsize=None)
-def action_layout(max_depth: int) -> ActionLayout:
-    """The action layout for a pile of at most ``max_depth`` cards."""
-    sizes = (1, 1, max_depth, NUM_PATTERNS, NUM_NATURAL, NUM_NATURAL, NUM_NATURAL, NUM_RANKS, NUM_KINDS, max_depth, 1)
+def action_layout(max_depth: int, extra: tuple[int, ...] = ()) -> ActionLayout:
+    """The action layout for a pile of at most ``max_depth`` cards; ``extra``: sizes of the blocks after ``pass``."""
+    extra = tuple(extra) + (0,) * (NUM_KIND_TYPES - PASS - 1 - len(extra))
+    core = (1, 1, max_depth, NUM_PATTERNS, NUM_NATURAL, NUM_NATURAL, NUM_NATURAL, NUM_RANKS, NUM_KINDS, max_depth, 1)
+    sizes = core + extra
     offsets = tuple(int(x) for x in np.concatenate([[0], np.cumsum(sizes)[:-1]]))
     kind = np.concatenate([np.full(n, k, dtype=np.int8) for k, n in enumerate(sizes)])
     arg = np.concatenate([np.arange(n, dtype=np.int16) for n in sizes])
@@ -201,4 +212,4 @@ def action_layout(max_depth: int) -> ActionLayout:
 
 def layout_for(rules: Rules) -> ActionLayout:
     """The action layout of a rules configuration."""
-    return action_layout(rules.deck_size)
+    return action_layout(rules.deck_size, (int(rules.stock_exhausted == "play_out"),))

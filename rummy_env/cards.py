@@ -24,6 +24,9 @@ ACE = 0
 NO_CARD = -1
 
 JOKER_TEXT = "JK"
+ACE_VALUES = {"ace_25": 25}  # an ace's value where not 15
+LOW_ACE = {"5-10-15": 5, "ace_15": 15, "ace_25": 25}  # an ace melded low in a run, where not 1
+FOUR_ACES_ACE = 25  # each natural ace of a group of four aces under "four_aces_100"
 _RANK_ALIASES = {"10": "T"}
 
 CARD_RANK = np.array([k % NUM_RANKS for k in range(NUM_NATURAL)] + [-1], dtype=np.int8)
@@ -114,12 +117,12 @@ def counts_to_cards(counts: np.ndarray) -> list[int]:
 def card_values(scheme: str) -> tuple[np.ndarray, int]:
     """Point value of each kind in hand or melded, and of an ace melded low, for a scoring scheme."""
     values = np.zeros(NUM_KINDS, dtype=np.int16)
+    ace = ACE_VALUES.get(scheme, 15)
     for rank in range(NUM_RANKS):
-        if scheme == "standard":
-            value = 15 if rank == ACE else min(rank + 1, 10)
-        else:
+        if scheme == "5-10-15":
             value = 15 if rank == ACE else (5 if rank < 9 else 10)
+        else:
+            value = ace if rank == ACE else min(rank + 1, 10)
         values[[card_kind(s, rank) for s in range(NUM_SUITS)]] = value
     values[JOKER] = 15
-    low_ace = 1 if scheme == "standard" else 5
-    return values, low_ace
+    return values, LOW_ACE.get(scheme, 1)

@@ -9,19 +9,22 @@ from typing import Any, Mapping
 from .cards import NUM_NATURAL
 
 CHOICES = {
-    "card_values": ("standard", "5-10-15"),
+    "card_values": ("standard", "5-10-15", "ace_15", "ace_25", "four_aces_100"),
     "rummy_calls": ("pile", "last_discard", "off"),
     "going_out": ("any", "discard_required", "float", "float_unplayable_discard"),
-    "stock_exhausted": ("end", "reshuffle"),
+    "stock_exhausted": ("end", "reshuffle", "end_no_penalty", "play_out"),
     "tie_break": ("play_on", "went_out"),
     "episode": ("game", "hand"),
     "reward": ("win", "score"),
+    "first_discard": ("stock", "player"),
+    "next_dealer": ("left", "winner"),
 }
 FLAGS = (
     "take_top_requires_meld",
     "take_requires_new_meld",
     "ace_around_corner",
     "must_go_out_to_win",
+    "meld_out_of_turn",
 )
 JOKERS_PER_DECK = (0, 1, 2, 4)
 TARGET_SCORE = 500
@@ -29,6 +32,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "pagat": {},
     "wikipedia": {"take_requires_new_meld": True},
     "partnership": {"players": 4, "partnership": True},
+    "boathouse": {"stock_draw": 2},
 }
 
 
@@ -57,15 +61,21 @@ class Rules:
     must_go_out_to_win: bool = False
     episode: str = "game"
     reward: str = "win"
+    stock_draw: int = 1
+    first_discard: str = "stock"
+    next_dealer: str = "left"
+    seven_run_bonus: int = 0
     partnership: bool = False
     joker_points: int = 15
     going_out_bonus: int = 0
     deals: int | None = None
     final_bonus: int = 0
+    meld_out_of_turn: bool = False
 
     def __post_init__(self) -> None:
         self._check_types()
         self._check_deck()
+        self._check_switches()
         self._check_teams()
 
     def _check_types(self) -> None:
@@ -132,6 +142,17 @@ class Rules:
     def sides(self) -> int:
         """Scoring units: 2 sides with ``partnership``, else one per player."""
         return 2 if self.partnership else self.players
+
+    def _check_switches(self) -> None:
+        if not _is_int(self.stock_draw) or self.stock_draw not in (1, 2):
+            raise ValueError(f"Rules.stock_draw must be 1 or 2, got {self.stock_draw!r}")
+        if not _is_int(self.seven_run_bonus) or self.seven_run_bonus < 0:
+            raise ValueError(f"Rules.seven_run_bonus must be a non-negative integer, got {self.seven_run_bonus!r}")
+        if self.stock_exhausted == "play_out" and self.floating:
+            raise ValueError(
+                f'Rules.stock_exhausted/going_out: "play_out" ends a hand only when a player goes out, '
+                f"which the floating going_out={self.going_out!r} never forces"
+            )
 
     @property
     def num_decks(self) -> int:

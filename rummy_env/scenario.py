@@ -19,6 +19,7 @@ import numpy as np
 
 from .cards import (
     ACE,
+    FOUR_ACES_ACE,
     CARD_RANK,
     CARD_SUIT,
     JOKER,
@@ -33,7 +34,18 @@ from .cards import (
 from .engine.masks import callable_depths
 from .engine.piles import push_pile, shuffled
 from .engine.spec import GameSpec
-from .engine.state import DRAW_PHASE, GAME_OVER, NOBODY, PHASE_NAMES, PLAY_PHASE, RUMMY_PHASE, State, empty_state
+from .engine.state import (
+    DRAW_PHASE,
+    GAME_OVER,
+    NOBODY,
+    OPENING_PHASE,
+    OUT_OF_TURN_PHASE,
+    PHASE_NAMES,
+    PLAY_PHASE,
+    RUMMY_PHASE,
+    State,
+    empty_state,
+)
 from .engine.step import begin_draw
 from .engine.table import refresh_accepts
 from .melds import GROUP, GROUP_JOKER_SLOT, MAX_GROUP, RUN, run_is_valid
@@ -55,6 +67,7 @@ STATE_KEYS = (
     "seed",
     "shuffles",
     "hand_no",
+    "turn_melds",
     "hands_played",
     "side_scores",
 )
@@ -169,6 +182,9 @@ def _card_value(spec: GameSpec, meld: dict, position: int, kind: int) -> int:
     if kind == JOKER:
         return spec.table.joker_value
     low_ace = meld["kind"] == RUN and position == 0 and CARD_RANK[kind] == ACE and meld["lo"] == ACE
+    four_aces = meld["kind"] == GROUP and meld["rank"] == ACE and len(meld["placed"]) == MAX_GROUP
+    if four_aces and spec.rules.card_values == "four_aces_100":
+        return FOUR_ACES_ACE
     return spec.table.low_ace if low_ace else int(spec.table.values[kind])
 
 
@@ -253,6 +269,7 @@ def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> Sta
     s.num_melds[0] = len(melds)
     refresh_accepts(spec, s, np.zeros(1, dtype=np.int64))
     _load_turn(spec, s, scenario, points)
+    _load_turn_melds(s, scenario)
     _load_sides(spec, s, scenario)
     return s
 
@@ -284,6 +301,20 @@ def _load_sides(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
     derived = side_scores(spec, s.scores[0])
     if list(sc["side_scores"]) != derived:
         _fail(f"side_scores is derived from scores (would be {derived}), got {sc['side_scores']!r}")
+
+
+def _load_turn_melds(s: State, sc: Mapping[str, Any]) -> None:
+    """``turn_melds``: indices of the melds put down in the turn in progress (the 'play' phase only)."""
+    turn_melds = sc.get("turn_melds") or []
+    if not isinstance(turn_melds, (list, tuple)):
+        _fail(f"turn_melds must be a list of meld indices, got {turn_melds!r}")
+    count = int(s.num_melds[0])
+    for m in turn_melds:
+        if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < count:
+            _fail(f"turn_melds must hold indices of melds 0..{count - 1}, got {m!r}")
+    if turn_melds and s.phase[0] != PLAY_PHASE:
+        _fail("turn_melds is only possible in the 'play' phase")
+    s.turn_melds[0, list(turn_melds)] = True
 
 
 def _check_counts(spec: GameSpec, used: np.ndarray, where: str) -> None:
@@ -328,6 +359,8 @@ def _load_turn(spec: GameSpec, s: State, sc: Mapping[str, Any], points: np.ndarr
     if phase not in PHASE_NAMES:
         _fail(f"phase must be one of {PHASE_NAMES}, got {phase!r}")
     s.phase[0] = PHASE_NAMES.index(phase)
+    if s.phase[0] == OPENING_PHASE and (spec.rules.first_discard != "player" or s.pile_len[0] > 0):
+        _fail('phase "opening" needs first_discard="player" and an empty discard pile')
     s.scores[0] = _per_player(sc.get("scores", [0] * players), players, "scores", int)
     s.melded_points[0] = _per_player(sc.get("melded_points", points.tolist()), players, "melded_points", int)
     hand_scores = sc.get("hand_scores")
@@ -374,13 +407,15 @@ def _load_obligation(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
             _fail(f"the obliged card {card_str(int(s.obliged[0]))} must be in player {seat}'s hand")
         s.obliged_new[0] = not s.called[0] and spec.rules.take_requires_new_meld
     queue = [_seat(q, players, "rummy_queue") for q in sc.get("rummy_queue", []) or []]
-    if phase == RUMMY_PHASE:
+    if phase == OUT_OF_TURN_PHASE and not spec.rules.meld_out_of_turn:
+        _fail("phase 'out_of_turn' needs meld_out_of_turn=True")
+    if phase in (RUMMY_PHASE, OUT_OF_TURN_PHASE):
         if not queue or queue[0] != seat:
             queue = [seat] + [q for q in queue if q != seat]
         default_discarder = (seat - 1) % players
     else:
         if queue:
-            _fail("rummy_queue is only possible in the 'rummy' phase")
+            _fail("rummy_queue is only possible in the 'rummy' and 'out_of_turn' phases")
         default_discarder = NOBODY
     s.rummy_queue[0, : len(queue)] = queue
     if phase == RUMMY_PHASE:
@@ -390,6 +425,8 @@ def _load_obligation(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
     s.discarder[0] = NOBODY if discarder in (None, NOBODY) else _seat(discarder, players, "discarder")
     if phase == RUMMY_PHASE and seat == s.discarder[0]:
         _fail("a player cannot call Rummy! on their own discard")
+    if phase == OUT_OF_TURN_PHASE and (seat == s.discarder[0] or s.obliged[0] >= 0 or s.top_taken[0] >= 0):
+        _fail("out of turn the discarder is not asked, and nothing is obliged or taken")
 
 
 def state_dict(spec: GameSpec, s: State, g: int) -> dict[str, Any]:
@@ -426,6 +463,7 @@ def state_dict(spec: GameSpec, s: State, g: int) -> dict[str, Any]:
         "seed": int(s.seed[g]),
         "shuffles": int(s.shuffles[g]),
         "hand_no": int(s.hand_no[g]),
+        **({"turn_melds": np.flatnonzero(s.turn_melds[g]).tolist()} if spec.rules.seven_run_bonus else {}),
         "hands_played": hands_played(s, g),
         **({"side_scores": side_scores(spec, s.scores[g])} if spec.rules.partnership else {}),
     }

@@ -1,4 +1,4 @@
-"""The batched numpy engine: state, step, masks and observations for many games at once."""
+"""The batched engine: a numpy struct-of-arrays state stepped, masked and observed by numba kernels."""
 
 from .core import Engine, StepResult
 from .observe import ObsLayout, obs_layout

@@ -2,21 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
+import numba
 import numpy as np
 
 from ..rules import Rules
 from .kernels import batch
-from .kernels.arrays import as_arrays
 from .kernels.spec import kernel_spec
 from .kernels.work import Work
 from .observe import rules_obs_layout
 from .piles import mix64
 from .spec import game_spec
-from .state import GAME_OVER, State, empty_state
+from .state import GAME_OVER, State
 
 PARALLEL_MIN = 64  # games from which masks and steps are split across threads
+
+
+class _FixedTypes:
+    """A kernel always called with arguments of the same types: after the first call, its compiled entry
+    is called directly, skipping numba's per-call type dispatch (microseconds for the state's arrays)."""
+
+    def __init__(self, dispatcher) -> None:
+        self._dispatcher = dispatcher
+        self._entry = None
+
+    def __call__(self, *args):
+        if self._entry is not None:
+            return self._entry(*args)
+        result = self._dispatcher(*args)
+        self._entry = self._dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
+        return result
+
+
+_step_serial = _FixedTypes(batch.step_serial)
+_masks_serial = _FixedTypes(batch.masks_serial)
+_observe_serial = _FixedTypes(batch.observe_games)
 
 
 class StepResult(NamedTuple):
@@ -64,10 +86,10 @@ class Engine:
         self.spec = game_spec(self.rules)
         self.num_games = int(num_games)
         self.max_steps = max_steps
-        self.state = empty_state(self.num_games, self.rules.players, self.spec.deck_size, self.spec.copies)
-        self._arrays = as_arrays(self.state)
+        self._work = Work(self.spec, self.num_games, None if self.num_games >= PARALLEL_MIN else 1)
+        self.state = self._work.state
+        self._arrays = self._work.arrays
         self._kernel_spec = kernel_spec(self.spec)
-        self._work = Work(self.spec)
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -75,7 +97,12 @@ class Engine:
         self._base_seed = np.uint64(int(seed) % 2**64)
         self._episodes = np.zeros(self.num_games, dtype=np.uint64)
         self._mask = np.zeros((self.num_games, self.num_actions), dtype=bool)
+        self._mask_view = self._mask.view()
+        self._mask_view.flags.writeable = False
         self._stale = np.ones(self.num_games, dtype=bool)
+        self._all = np.arange(self.num_games)
+        self._to_act = np.full(self.num_games, -1, dtype=np.int64)
+        self._obs_dim = self.obs_dim
         self.reset()
 
     @property
@@ -139,7 +166,7 @@ class Engine:
         """``games`` as checked ``int64`` engine indices (``None``: every game)."""
         if games is None:
             return np.arange(self.num_games)
-        idx = np.asarray(games, dtype=np.int64).reshape(-1)
+        idx = np.ascontiguousarray(np.asarray(games, dtype=np.int64).reshape(-1))
         if idx.size and (idx.min() < 0 or idx.max() >= self.num_games):
             raise ValueError(f"games must be indices in 0..{self.num_games - 1}, got {idx.tolist()}")
         return idx
@@ -149,37 +176,38 @@ class Engine:
 
         Masks are cached until a game changes; the array returned for all games is read-only.
         """
-        idx = self.game_indices(games)
-        stale = idx[self._stale[idx]]
-        if len(stale):
-            self._fill_masks(stale)
         if games is None:
-            view = self._mask.view()
-            view.flags.writeable = False
-            return view
+            if self._stale.any():
+                self._fill_masks(self._all)
+            return self._mask_view
+        idx = self.game_indices(games)
+        self._fill_masks(np.unique(idx[self._stale[idx]]))
         return self._mask[idx]
 
     def observe(
         self, seats: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | np.ndarray | None = None
     ) -> np.ndarray:
         """``float32 [n, obs_dim]`` games ``games`` (default all) as seen by ``seats`` (default: the seat to act)."""
-        idx = None if games is None else self.game_indices(games)
-        count = self.num_games if idx is None else len(idx)
-        current = self.state.current if idx is None else self.state.current[idx]
-        seats = current if seats is None else np.broadcast_to(np.asarray(seats), (count,))
-        out = np.empty((count, self.obs_dim), dtype=np.float32)
-        rows = np.arange(count) if idx is None else idx
-        observe = batch.observe_parallel if count >= PARALLEL_MIN else batch.observe_games
-        observe(self._arrays, self._kernel_spec, rows, seats.astype(np.int64), out)
+        rows = self._all if games is None else self.game_indices(games)
+        count = len(rows)
+        if seats is None:
+            seats = self._to_act if games is None else np.full(count, -1, dtype=np.int64)
+        else:
+            seats = np.asarray(seats, dtype=np.int64) % self.num_players
+            seats = np.ascontiguousarray(np.broadcast_to(seats, (count,)))
+        out = np.empty((count, self._obs_dim), dtype=np.float32)
+        observe = batch.observe_parallel if count >= PARALLEL_MIN and self._work.threads > 1 else _observe_serial
+        observe(self._arrays, self._kernel_spec, rows, seats, out)
         return out
 
     def _fill_masks(self, games: np.ndarray) -> None:
+        """Compute the masks of those ``games`` that are stale."""
         if len(games) >= PARALLEL_MIN and self._work.threads > 1:
             chunks = min(self._work.threads, len(games))
-            batch.masks_parallel(self._arrays, self._kernel_spec, games, self._mask, *self._work.parallel(), chunks)
+            args = (self._arrays, self._kernel_spec, games, self._mask, self._stale)
+            batch.masks_parallel(*args, *self._work.parallel(), chunks)
         else:
-            batch.masks_serial(self._arrays, self._kernel_spec, games, self._mask, self._work.serial())
-        self._stale[games] = False
+            _masks_serial(self._arrays, self._kernel_spec, games, self._mask, self._stale, self._work.serial())
 
     def step(
         self,
@@ -193,43 +221,34 @@ class Engine:
         Returns rewards, done and truncated for those games; with ``auto_reset``
         the games that end are dealt a new game from the engine's seed sequence.
         """
-        idx = self.game_indices(games)
+        idx = self._all if games is None else self.game_indices(games)
         actions = np.asarray(actions)
-        if actions.shape != (len(idx),) or not np.issubdtype(actions.dtype, np.integer):
+        if actions.shape != (len(idx),) or actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be {len(idx)} integer action ids, got shape {actions.shape}")
-        full = np.zeros(self.num_games, dtype=np.int64)
-        full[idx] = actions
-        active = np.zeros(self.num_games, dtype=bool)
-        active[idx] = ~self.done[idx]
-        if check:
-            self._check(full, active)
-        rewards = np.zeros((self.num_games, self.num_players), dtype=np.float64)
-        stepped = np.flatnonzero(active)
+        stepped, chosen = idx, np.ascontiguousarray(actions, dtype=np.int64)
+        if games is not None:
+            full = np.zeros(self.num_games, dtype=np.int64)
+            full[idx] = actions
+            stepped = np.unique(idx)
+            chosen = full[stepped]
+        g, n = self.num_games, self.num_players
+        rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
+        flags = (bool(check), False, self._mask, self._stale, rewards, done, truncated, int(self.max_steps or 0))
         if len(stepped) >= PARALLEL_MIN and self._work.threads > 1:
             chunks = min(self._work.threads, len(stepped))
             run = batch.step_parallel
-            run(self._arrays, self._kernel_spec, stepped, full[stepped], rewards, *self._work.parallel(), chunks)
+            bad = run(self._arrays, self._kernel_spec, stepped, chosen, *flags, *self._work.parallel(), chunks)
         else:
-            batch.step_serial(self._arrays, self._kernel_spec, stepped, full[stepped], rewards, self._work.serial())
-        self._stale[idx] = True
-        done = active & self.done
-        truncated = np.zeros(self.num_games, dtype=bool)
-        if self.max_steps is not None:
-            truncated = active & ~done & (self.state.steps >= self.max_steps)
-        if auto_reset and (done | truncated).any():
-            self.reset(games=np.flatnonzero(done | truncated))
+            bad = _step_serial(self._arrays, self._kernel_spec, stepped, chosen, *flags, self._work.serial())
+        if bad >= 0:
+            from .explain import explain_illegal
+
+            game = int(stepped[bad])
+            raise ValueError(explain_illegal(self.spec, self.state, game, int(chosen[bad])))
+        if auto_reset:
+            ended = np.flatnonzero(done | truncated)
+            if len(ended):
+                self.reset(games=ended)
         if games is None:
             return StepResult(rewards, done, truncated)
         return StepResult(rewards[idx], done[idx], truncated[idx])
-
-    def _check(self, actions: np.ndarray, active: np.ndarray) -> None:
-        from .explain import explain_illegal
-
-        games = np.flatnonzero(active)
-        self.legal_mask(games)
-        in_range = (actions >= 0) & (actions < self.num_actions)
-        legal = in_range & self._mask[np.arange(self.num_games), np.clip(actions, 0, self.num_actions - 1)]
-        bad = np.flatnonzero(active & ~legal)
-        if len(bad):
-            game = int(bad[0])
-            raise ValueError(explain_illegal(self.spec, self.state, game, int(actions[game])))

@@ -4,10 +4,32 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS, RUMMY, STOP, TAKE
+from ..actions import (
+    DISCARD,
+    DRAW,
+    JOKER_GROUP,
+    JOKER_RUN,
+    LAYOFF_GROUP,
+    LAYOFF_RUN,
+    MELD,
+    PASS,
+    RUMMY,
+    SKIP,
+    STOP,
+    TAKE,
+)
 from ..cards import JOKER, NUM_KINDS, card_str
 from .spec import GameSpec
-from .state import DRAW_PHASE, GAME_OVER, PHASE_NAMES, PLAY_PHASE, RUMMY_PHASE, State
+from .state import (
+    DRAW_PHASE,
+    GAME_OVER,
+    OPENING_PHASE,
+    OUT_OF_TURN_PHASE,
+    PHASE_NAMES,
+    PLAY_PHASE,
+    RUMMY_PHASE,
+    State,
+)
 
 _PHASE_OF = {
     DRAW: DRAW_PHASE,
@@ -15,11 +37,14 @@ _PHASE_OF = {
     TAKE: DRAW_PHASE,
     RUMMY: RUMMY_PHASE,
     PASS: RUMMY_PHASE,
+    SKIP: DRAW_PHASE,
 }
 _WHAT_PHASE_ALLOWS = {
     DRAW_PHASE: "draw, take D or stop",
+    OPENING_PHASE: "discard C (the opening discard starts the pile)",
     PLAY_PHASE: "meld, lay off or discard",
     RUMMY_PHASE: "rummy D or pass",
+    OUT_OF_TURN_PHASE: "meld, lay off (keeping a card) or pass",
 }
 
 
@@ -40,6 +65,10 @@ def _reason(spec: GameSpec, s: State, g: int, action: int, phase: int, seat: int
     layout, rules = spec.layout, spec.rules
     kind, arg = int(layout.kind[action]), int(layout.arg[action])
     needed = _PHASE_OF.get(kind, PLAY_PHASE)
+    if phase == OPENING_PHASE and kind == DISCARD:
+        needed = OPENING_PHASE
+    if phase == OUT_OF_TURN_PHASE and (kind == PASS or (needed == PLAY_PHASE and kind != DISCARD)):
+        return _out_of_turn_reason(spec, s, g, kind, arg, s.hand[g, seat], seat)
     if needed != phase:
         return f"it is the {PHASE_NAMES[phase]} phase, where the legal moves are {_WHAT_PHASE_ALLOWS[phase]}"
     hand = s.hand[g, seat]
@@ -47,7 +76,11 @@ def _reason(spec: GameSpec, s: State, g: int, action: int, phase: int, seat: int
     if kind == DRAW:
         return "the stock is empty"
     if kind == STOP:
+        if rules.stock_exhausted == "play_out":
+            return 'under stock_exhausted="play_out" a hand ends only when someone goes out (skip or take instead)'
         return "the stock is not empty, so the hand cannot be stopped"
+    if kind == SKIP:
+        return "skip is only for playing on without drawing once the stock is empty"
     if kind in (TAKE, RUMMY):
         size = int(s.pile_len[g])
         if arg >= size:
@@ -83,6 +116,14 @@ def _discard_reason(spec, s, g, seat, card, hand, obliged) -> str:
     if rules.first_meld_minimum > 0 and not s.opened[g, seat]:
         return f"this turn's melds total {int(s.turn_points[g])}, less than first_meld_minimum={rules.first_meld_minimum}"
     return f"your last card {card_str(card)} fits a meld on the table, so it must be laid off (float_unplayable_discard)"
+
+
+def _out_of_turn_reason(spec, s, g, kind, arg, hand, seat) -> str:
+    if kind == PASS:
+        minimum = spec.rules.first_meld_minimum
+        return f"out of turn, pass needs this window's melds to reach first_meld_minimum={minimum} first"
+    held_note = _placement_reason(spec, s, g, kind, arg, hand)
+    return held_note or "out of turn a player must keep at least one card" + _opening_note(spec, s, g, seat)
 
 
 def _placement_reason(spec, s, g, kind, arg, hand) -> str | None:

@@ -10,7 +10,8 @@ from ..cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..melds import SLOTS
 
 DRAW_PHASE, PLAY_PHASE, RUMMY_PHASE, GAME_OVER = 0, 1, 2, 3
-PHASE_NAMES = ("draw", "play", "rummy", "game_over")
+OPENING_PHASE, OUT_OF_TURN_PHASE, LAY_OFF_PHASE, POWER_PHASE = 4, 5, 6, 7  # the variants' phases (RULES §8)
+PHASE_NAMES = ("draw", "play", "rummy", "game_over", "opening", "out_of_turn", "lay_off_after_out", "power")
 NOBODY = -1
 
 
@@ -51,6 +52,7 @@ class State:
     turn_points: np.ndarray  # int16 [G] points melded this turn
     rummy_queue: np.ndarray  # int8 [G, N] seats still to answer a Rummy! window, head first, -1 padded
     rummy_depths: np.ndarray  # bool [G, K] pile depths open to a call in the current Rummy! window
+    turn_melds: np.ndarray  # bool [G, M] melds put down in the current turn (seven_run_bonus)
     floating: np.ndarray  # bool [G, N]
     opened: np.ndarray  # bool [G, N] reached first_meld_minimum this hand
     melded_points: np.ndarray  # int16 [G, N] points melded and laid off this hand
@@ -74,16 +76,16 @@ class State:
         """Seats per game."""
         return int(self.hand.shape[1])
 
-    def take(self, games: np.ndarray) -> "State":
+    def take(self, games: np.ndarray) -> State:
         """A copy of some games' rows, as a new state."""
         return State(**{f.name: getattr(self, f.name)[games] for f in fields(self)})
 
-    def put(self, games: np.ndarray, other: "State") -> None:
+    def put(self, games: np.ndarray, other: State) -> None:
         """Write ``other``'s rows into this state's rows ``games``."""
         for f in fields(self):
             getattr(self, f.name)[games] = getattr(other, f.name)
 
-    def copy(self) -> "State":
+    def copy(self) -> State:
         """A deep copy."""
         return State(**{f.name: getattr(self, f.name).copy() for f in fields(self)})
 
@@ -129,6 +131,7 @@ def empty_state(num_games: int, num_players: int, deck_size: int, copies: int) -
         turn_points=z(g, np.int16),
         rummy_queue=z((g, n), fill=NOBODY),
         rummy_depths=z((g, k), bool),
+        turn_melds=z((g, m), bool),
         floating=z((g, n), bool),
         opened=z((g, n), bool),
         melded_points=z((g, n), np.int16),

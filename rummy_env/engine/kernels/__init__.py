@@ -1,1 +1,25 @@
-"""The engine's per-game work compiled with numba: deal, step, masks, turn searches, observations."""
+"""The engine's per-game work compiled with numba: deal, step, masks, turn searches, observations.
+
+Conventions (every kernel module follows them):
+
+* ``s`` is the state as a ``StateArrays`` named tuple (``arrays.py``: the ``State``
+  fields in order, each ``[rows, ...]``); ``g`` is the row of one game. Kernels work
+  on one game at a time; only ``batch.py`` loops over games (serially, or split over
+  threads with ``prange`` for large batches) and is called from Python.
+* ``k`` is the ``KernelSpec`` of the rules (``spec.py``): every rules switch as an
+  int/bool constant plus the static tables. To add a switch: add a field to
+  ``KernelSpec`` (set in ``_kernel_spec`` from ``Rules``) and branch on ``k.<field>``
+  where the rule applies, so the default configuration runs the code it ran before.
+* ``work = (masks, hopes, cursor, base)``: scratch of the turn searches, which copy
+  positions into rows ``base`` and up of ``s`` itself (``work.py`` allocates the
+  spare rows after the games; ``Engine.state`` is the view of the game rows).
+* Action ids come from ``k.offsets`` (first id of each block), ``k.act_kind`` and
+  ``k.act_arg`` (per id), all built from the rules' ``ActionLayout``: a new action
+  block is a new layout block (sized per rules, so zero-size when off) plus a branch in
+  ``step.apply_action`` and a mask in ``masks.legal_row``. The observation is written by
+  ``observe.observe_row`` in the order of ``engine.observe.obs_layout``.
+* Decorators (``jit.py``): ``@kernel`` (cached, no Python wrapper), ``@inline`` for
+  small helpers; entry points in ``batch.py`` use ``njit(cache=True)``. numba's disk
+  cache keys each function on its own file only: after editing a helper module, touch
+  ``batch.py`` (or delete ``__pycache__/*.nb*``) or the old compiled code keeps running.
+"""

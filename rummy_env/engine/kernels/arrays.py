@@ -6,9 +6,9 @@ from collections import namedtuple
 from dataclasses import fields
 
 import numpy as np
-from numba import njit
 
 from ..state import State
+from .jit import kernel
 
 StateArrays = namedtuple("StateArrays", [f.name for f in fields(State)])
 
@@ -25,7 +25,7 @@ def as_arrays(state: State) -> StateArrays:
     return StateArrays(*arrays)
 
 
-@njit(cache=True)
+@kernel
 def copy_row(src, g, dst, d):
     """Copy game ``g`` of ``src`` into row ``d`` of ``dst``: everything a turn search reads or changes."""
     dst.hand[d] = src.hand[g]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, prange
 
+from ..state import GAME_OVER
 from .cards import begin_draw, push_pile, shuffle_row
 from .masks import callable_depths, legal_row, pile_melds
 from .observe import observe_row
-from .table import refresh_accepts
 from .step import PLAYING, apply_action, end_hand, new_game
+from .table import refresh_accepts
 
 
 @njit(cache=True)
@@ -19,20 +21,26 @@ def reset_games(s, k, games, seeds):
 
 
 @njit(cache=True)
-def masks_serial(s, k, games, out, work):
-    """Write the legal actions of ``games`` into their rows of ``out [G, A]``."""
+def masks_serial(s, k, games, out, stale, work):
+    """Write the legal actions of those ``games`` that are ``stale`` into their rows of ``out [G, A]``."""
     for i in range(games.shape[0]):
-        legal_row(s, k, games[i], out[games[i]], work)
+        g = games[i]
+        if stale[g]:
+            legal_row(s, k, g, out[g], work)
+            stale[g] = False
 
 
 @njit(cache=True, parallel=True)
-def masks_parallel(s, k, games, out, scr, masks, hopes, cursor, rows, chunks):
+def masks_parallel(s, k, games, out, stale, masks, hopes, cursor, base, rows, chunks):
     """``masks_serial`` split into ``chunks`` runs over threads, each with ``rows`` scratch rows of its own."""
     count = games.shape[0]
     for t in prange(chunks):
-        work = (scr, masks, hopes, cursor, t * rows)
+        work = (masks, hopes, cursor, base + t * rows)
         for i in range(t * count // chunks, (t + 1) * count // chunks):
-            legal_row(s, k, games[i], out[games[i]], work)
+            g = games[i]
+            if stale[g]:
+                legal_row(s, k, g, out[g], work)
+                stale[g] = False
 
 
 @njit(cache=True)
@@ -45,34 +53,82 @@ def step_game(s, k, g, action, rewards, work):
 
 
 @njit(cache=True)
-def step_serial(s, k, games, actions, rewards, work):
-    """Apply ``actions[i]`` in game ``games[i]``; ``rewards [G, N]`` is indexed by game."""
+def check_game(s, k, g, action, mask, stale, work):
+    """Whether ``action`` is legal in game ``g`` (its mask row is computed first if stale)."""
+    if stale[g]:
+        legal_row(s, k, g, mask[g], work)
+        stale[g] = False
+    return 0 <= action < mask.shape[1] and mask[g, action]
+
+
+@njit(cache=True)
+def advance(s, k, g, action, refresh, mask, stale, rewards, done, truncated, max_steps, work):
+    """Step game ``g``, set its done and truncated flags, and refresh its mask (or mark it stale)."""
+    step_game(s, k, g, action, rewards[g], work)
+    done[g] = s.phase[g] == GAME_OVER
+    truncated[g] = not done[g] and max_steps > 0 and s.steps[g] >= max_steps
+    if refresh:
+        legal_row(s, k, g, mask[g], work)
+    stale[g] = not refresh
+
+
+@njit(cache=True)
+def step_serial(s, k, games, actions, check, refresh, mask, stale, rewards, done, truncated, max_steps, work):
+    """Apply ``actions[i]`` in every game ``games[i]`` not over; returns -1, or the first ``i`` whose action is
+    illegal (``check``: then nothing is applied). ``refresh``: recompute the stepped games' masks at once."""
+    if check:
+        for i in range(games.shape[0]):
+            g = games[i]
+            if s.phase[g] != GAME_OVER and not check_game(s, k, g, actions[i], mask, stale, work):
+                return i
     for i in range(games.shape[0]):
-        step_game(s, k, games[i], actions[i], rewards[games[i]], work)
+        g = games[i]
+        if s.phase[g] != GAME_OVER:
+            advance(s, k, g, actions[i], refresh, mask, stale, rewards, done, truncated, max_steps, work)
+    return -1
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(s, k, games, actions, rewards, scr, masks, hopes, cursor, rows, chunks):
+def step_parallel(
+    s, k, games, actions, check, refresh, mask, stale, rewards, done, truncated, max_steps,
+    masks, hopes, cursor, base, rows, chunks,
+):
     """``step_serial`` split over threads."""
     count = games.shape[0]
+    if check:
+        bad = np.full(chunks, count)
+        for t in prange(chunks):
+            work = (masks, hopes, cursor, base + t * rows)
+            for i in range(t * count // chunks, (t + 1) * count // chunks):
+                g = games[i]
+                if s.phase[g] != GAME_OVER and not check_game(s, k, g, actions[i], mask, stale, work):
+                    bad[t] = i
+                    break
+        if bad.min() < count:
+            return bad.min()
     for t in prange(chunks):
-        work = (scr, masks, hopes, cursor, t * rows)
+        work = (masks, hopes, cursor, base + t * rows)
         for i in range(t * count // chunks, (t + 1) * count // chunks):
-            step_game(s, k, games[i], actions[i], rewards[games[i]], work)
+            g = games[i]
+            if s.phase[g] != GAME_OVER:
+                advance(s, k, g, actions[i], refresh, mask, stale, rewards, done, truncated, max_steps, work)
+    return -1
 
 
 @njit(cache=True)
 def observe_games(s, k, games, seats, out):
-    """``out[i]``: game ``games[i]`` as seen from ``seats[i]``."""
+    """``out[i]``: game ``games[i]`` as seen from ``seats[i]`` (-1: the seat to act)."""
     for i in range(games.shape[0]):
-        observe_row(s, k, games[i], seats[i], out[i])
+        seat = seats[i] if seats[i] >= 0 else s.current[games[i]]
+        observe_row(s, k, games[i], seat, out[i])
 
 
 @njit(cache=True, parallel=True)
 def observe_parallel(s, k, games, seats, out):
     """``observe_games`` over threads."""
     for i in prange(games.shape[0]):
-        observe_row(s, k, games[i], seats[i], out[i])
+        seat = seats[i] if seats[i] >= 0 else s.current[games[i]]
+        observe_row(s, k, games[i], seat, out[i])
 
 
 @njit(cache=True)

@@ -8,10 +8,10 @@ whatever else is in the batch.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ...cards import NUM_KINDS
 from ..state import DRAW_PHASE, NOBODY, PLAY_PHASE
+from .jit import inline, kernel
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -19,7 +19,7 @@ MIX2 = np.uint64(0x94D049BB133111EB)
 LAST_KEY = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@njit(cache=True)
+@kernel
 def mix64(x):
     """The splitmix64 finaliser of one uint64."""
     x = np.uint64(x)
@@ -28,7 +28,7 @@ def mix64(x):
     return x ^ (x >> np.uint64(31))
 
 
-@njit(cache=True)
+@kernel
 def shuffle_row(s, g, cards, valid_count):
     """Shuffle the first ``valid_count`` of ``cards`` (seeded by game ``g``) to the front; the rest go last."""
     size = cards.shape[0]
@@ -38,14 +38,37 @@ def shuffle_row(s, g, cards, valid_count):
     for j in range(size):
         keys[j] = mix64(base + np.uint64(j + 1) * GOLDEN) if j < valid_count else LAST_KEY
     s.shuffles[g] += 1
-    order = np.argsort(keys, kind="mergesort")
+    order = stable_order(keys)
     out = np.empty(size, dtype=cards.dtype)
     for j in range(size):
         out[j] = cards[order[j]]
     return out
 
 
-@njit(cache=True)
+@kernel
+def stable_order(keys):
+    """The stable argsort of ``keys`` (a bottom-up merge sort)."""
+    size = keys.shape[0]
+    order = np.arange(size)
+    spare = np.empty(size, dtype=np.int64)
+    width = 1
+    while width < size:
+        for lo in range(0, size, 2 * width):
+            mid, hi = min(lo + width, size), min(lo + 2 * width, size)
+            i, j = lo, mid
+            for out in range(lo, hi):
+                if i < mid and (j >= hi or keys[order[i]] <= keys[order[j]]):
+                    spare[out] = order[i]
+                    i += 1
+                else:
+                    spare[out] = order[j]
+                    j += 1
+        order, spare = spare, order
+        width *= 2
+    return order
+
+
+@inline
 def start_turn(s, g, seat):
     """Give the turn to ``seat``: it is to draw."""
     s.phase[g] = DRAW_PHASE
@@ -56,9 +79,10 @@ def start_turn(s, g, seat):
     s.top_taken[g] = -1
     s.turn_points[g] = 0
     s.rummy_queue[g, :] = NOBODY
+    s.turn_melds[g, :] = False
 
 
-@njit(cache=True)
+@kernel
 def begin_draw(s, k, g, seat):
     """``seat`` is to draw; with ``stock_exhausted="reshuffle"`` an empty stock is rebuilt first."""
     start_turn(s, g, seat)
@@ -66,7 +90,7 @@ def begin_draw(s, k, g, seat):
         reshuffle_pile(s, g)
 
 
-@njit(cache=True)
+@inline
 def clear_hand_state(s, k, g):
     """Forget everything of the previous hand (cards, melds, turn)."""
     s.hand[g] = 0
@@ -94,7 +118,7 @@ def clear_hand_state(s, k, g):
     start_turn(s, g, (s.dealer[g] + 1) % k.players)
 
 
-@njit(cache=True)
+@kernel
 def deal(s, k, g):
     """Shuffle and deal a new hand (the dealer is already set)."""
     players = k.players
@@ -104,23 +128,27 @@ def deal(s, k, g):
     first = s.dealer[g] + 1
     for i in range(dealt):
         s.hand[g, (first + i) % players, cards[i]] += 1
-    s.pile[g, 0] = cards[dealt]
-    s.pile_len[g] = 1
-    s.pile_pos[g, 0, cards[dealt]] = 1
+    if k.opening:
+        s.hand[g, first % players, cards[dealt]] += 1
+        s.pile_len[g] = 0
+    else:
+        s.pile[g, 0] = cards[dealt]
+        s.pile_len[g] = 1
+        s.pile_pos[g, 0, cards[dealt]] = 1
     rest = cards.shape[0] - dealt - 1
     for i in range(rest):
         s.stock[g, i] = cards[cards.shape[0] - 1 - i]
     s.stock_len[g] = rest
 
 
-@njit(cache=True)
+@inline
 def draw_stock(s, g):
     """Pop the top card of the stock."""
     s.stock_len[g] -= 1
     return s.stock[g, s.stock_len[g]]
 
 
-@njit(cache=True)
+@inline
 def push_pile(s, g, card):
     """Put ``card`` face up on top of the pile."""
     top = s.pile_len[g]
@@ -133,7 +161,7 @@ def push_pile(s, g, card):
     s.pile_len[g] = top + 1
 
 
-@njit(cache=True)
+@inline
 def reshuffle_pile(s, g):
     """Shuffle all but the top card of the pile into a new stock."""
     size = s.pile_len[g]
@@ -149,7 +177,7 @@ def reshuffle_pile(s, g):
     s.pile_pos[g, 0, top] = 1
 
 
-@njit(cache=True)
+@inline
 def pile_to_hand(s, g, depth):
     """Move the pile down to ``depth`` into the actor's hand (known to all); returns the deepest card."""
     seat = s.current[g]
@@ -169,17 +197,17 @@ def pile_to_hand(s, g, depth):
     return card
 
 
-@njit(cache=True)
+@inline
 def take_from_pile(s, k, g, depth):
     """The draw ``take D``: the deepest card must be melded at once unless it is the top card taken alone."""
     card = pile_to_hand(s, g, depth)
-    obliging = depth > 0 or k.top_requires_meld
+    obliging = depth > 0 or k.top_requires_meld or (k.play_out and s.stock_len[g] == 0)
     s.obliged[g] = card if obliging else -1
     s.obliged_new[g] = obliging and k.requires_new_meld
     s.top_taken[g] = card if depth == 0 else -1
 
 
-@njit(cache=True)
+@inline
 def call_rummy(s, g, depth):
     """The call ``rummy D`` by the seat to act: take the pile down to ``D`` and meld that card at once."""
     card = pile_to_hand(s, g, depth)
@@ -189,9 +217,10 @@ def call_rummy(s, g, depth):
     s.top_taken[g] = -1
     s.turn_points[g] = 0
     s.rummy_queue[g, :] = NOBODY
+    s.turn_melds[g, :] = False
 
 
-@njit(cache=True)
+@inline
 def remove_card(s, g, seat, card):
     """Take one copy of ``card`` out of the seat's hand; others learn it left."""
     s.hand[g, seat, card] -= 1

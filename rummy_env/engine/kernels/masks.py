@@ -10,19 +10,20 @@ finish the turn.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ...actions import DISCARD, DRAW, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS, RUMMY, STOP, TAKE
-from ...cards import JOKER, NUM_KINDS, NUM_NATURAL
+from ...actions import DISCARD, DRAW, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS, RUMMY, SKIP, STOP, TAKE
+from ...cards import JOKER, NUM_KINDS
 from ...melds import NUM_PATTERNS, PATTERNS_PER_CARD
-from ..state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
+from ..state import DRAW_PHASE, GAME_OVER, OPENING_PHASE, OUT_OF_TURN_PHASE, PLAY_PHASE, RUMMY_PHASE
+from .jit import inline, kernel
 from .search import PLACEMENTS, hand_total, minimum_search, out_search, play_mask_core, table_fits
 from .spec import LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT_UNPLAYABLE
+from .windows import out_of_turn_mask
 
 FAR = 10_000  # depth of a card that is nowhere at hand
 
 
-@njit(cache=True)
+@kernel
 def pile_melds(s, k, g, hand, meld_ok, lay_ok):
     """Which pile cards could be melded at once if taken, top first (depth 0 = top); returns the pile size.
 
@@ -77,7 +78,7 @@ def pile_melds(s, k, g, hand, meld_ok, lay_ok):
     return size
 
 
-@njit(cache=True)
+@kernel
 def callable_depths(s, k, g, out):
     """``out[d]``: the pile depth ``d`` is open to a "Rummy!" call (the seat-independent part)."""
     out[:] = False
@@ -93,14 +94,16 @@ def callable_depths(s, k, g, out):
         out[d] = meld_ok[d] or lay_ok[d]
 
 
-@njit(cache=True)
+@kernel
 def draw_mask(s, k, g, row, work):
     """The draw phase: draw, stop, take D."""
     seat = s.current[g]
     hand = s.hand[g, seat]
     total = hand_total(s, g, seat)
     row[k.offsets[DRAW]] = s.stock_len[g] > 0
-    row[k.offsets[STOP]] = s.stock_len[g] == 0
+    row[k.offsets[STOP]] = s.stock_len[g] == 0 and not k.play_out
+    if k.play_out:
+        row[k.offsets[SKIP]] = s.stock_len[g] == 0
     size = s.pile_len[g]
     if size == 0:
         return
@@ -117,48 +120,46 @@ def draw_mask(s, k, g, row, work):
     top = s.pile[g, size - 1]
     others = total - hand[top]
     alone = others >= 1
-    row[start] = (row[start] and alone) if k.top_requires_meld else alone
+    row[start] = (row[start] and alone) if top_obliges(s, k, g) else alone
     if others == 0 and k.going_out != OUT_DISCARD_REQUIRED:
-        scr, masks, hopes, cursor, base = work
-        row[start] = out_search(s, g, seat, start, k, scr, masks, hopes, cursor, base)
+        masks, hopes, cursor, base = work
+        row[start] = out_search(s, g, seat, start, k, s, masks, hopes, cursor, base)
 
 
-@njit(cache=True)
+@inline
 def reaches_minimum(s, k, g, seat, root, work):
-    """Can ``seat``'s turn reach ``first_meld_minimum`` after ``root`` (scratch: this thread's ``work``)?"""
-    scr, masks, hopes, cursor, base = work
-    return minimum_search(s, g, seat, root, k, scr, masks, hopes, cursor, base)
+    """Can ``seat``'s turn reach ``first_meld_minimum`` after ``root``?
+
+    ``work = (masks, hopes, cursor, base)``: the searches use rows ``base`` and up of
+    the state itself (and of those arrays) as scratch.
+    """
+    masks, hopes, cursor, base = work
+    return minimum_search(s, g, seat, root, k, s, masks, hopes, cursor, base)
 
 
-@njit(cache=True)
+@kernel
 def play_mask(s, k, g, row, work):
     """The play phase's melds, lay-offs and joker lay-offs (discards come later)."""
-    scr, masks, hopes, cursor, base = work
+    masks, hopes, cursor, base = work
     allowed, hopeful = masks[base], hopes[base]
     play_mask_core(s, k, g, allowed, hopeful)
     start = k.offsets[MELD]
     for w in range(PLACEMENTS):
         if hopeful[w]:
-            allowed[w] = out_search(s, g, s.current[g], start + w, k, scr, masks, hopes, cursor, base + 1)
+            allowed[w] = out_search(s, g, s.current[g], start + w, k, s, masks, hopes, cursor, base + 1)
     for w in range(PLACEMENTS):
         row[start + w] = allowed[w]
 
 
-@njit(cache=True)
+@inline
 def layoff_offered(k, row, card):
     """Whether the mask already offers laying off ``card`` (a natural or a joker)."""
     if card != JOKER:
         return row[k.offsets[LAYOFF_RUN] + card] or row[k.offsets[LAYOFF_GROUP] + card]
-    for c in range(NUM_NATURAL):
-        if row[k.offsets[JOKER_RUN] + c]:
-            return True
-    for r in range(k.offsets[DISCARD] - k.offsets[JOKER_GROUP]):
-        if row[k.offsets[JOKER_GROUP] + r]:
-            return True
-    return False
+    return row[k.offsets[JOKER_RUN] : k.offsets[DISCARD]].any()
 
 
-@njit(cache=True)
+@inline
 def discard_mask(s, k, g, row):
     """The play phase's discards (after melds and lay-offs are final)."""
     seat = s.current[g]
@@ -178,7 +179,7 @@ def discard_mask(s, k, g, row):
         row[start + only] = False
 
 
-@njit(cache=True)
+@inline
 def rummy_mask(s, k, g, row):
     """A "Rummy!" window: call at a depth, or pass."""
     start = k.offsets[RUMMY]
@@ -187,7 +188,23 @@ def rummy_mask(s, k, g, row):
     row[k.offsets[PASS]] = True
 
 
-@njit(cache=True)
+@kernel
+def top_obliges(s, k, g):
+    """Whether taking the top card alone obliges its meld (``take_top_requires_meld``, or ``play_out`` once
+    the stock is empty)."""
+    return k.top_requires_meld or (k.play_out and s.stock_len[g] == 0)
+
+
+@inline
+def opening_mask(s, k, g, row):
+    """The opening discard (``first_discard="player"``): any card of the hand."""
+    hand = s.hand[g, s.current[g]]
+    start = k.offsets[DISCARD]
+    for c in range(NUM_KINDS):
+        row[start + c] = hand[c] > 0
+
+
+@kernel
 def restrict_openings(s, k, g, row, work):
     """Clear the opening moves after which the turn of a seat that has not opened cannot reach the minimum."""
     seat = s.current[g]
@@ -195,17 +212,19 @@ def restrict_openings(s, k, g, row, work):
     if s.opened[g, seat] or phase == GAME_OVER:
         return
     if phase == DRAW_PHASE:
-        first, stop = k.offsets[TAKE] + (0 if k.top_requires_meld else 1), k.offsets[MELD]
+        first, stop = k.offsets[TAKE] + (0 if top_obliges(s, k, g) else 1), k.offsets[MELD]
     elif phase == PLAY_PHASE:
         first, stop = k.offsets[MELD], k.offsets[DISCARD]
-    else:
+    elif phase == RUMMY_PHASE:
         first, stop = k.offsets[RUMMY], k.offsets[PASS]
+    else:
+        return
     for a in range(first, stop):
         if row[a]:
             row[a] = reaches_minimum(s, k, g, seat, a, work)
 
 
-@njit(cache=True)
+@kernel
 def legal_row(s, k, g, row, work):
     """Write the legal actions of the seat to act in game ``g`` into ``row`` (all False once over)."""
     row[:] = False
@@ -216,6 +235,10 @@ def legal_row(s, k, g, row, work):
         play_mask(s, k, g, row, work)
     elif phase == RUMMY_PHASE:
         rummy_mask(s, k, g, row)
+    elif phase == OPENING_PHASE:
+        opening_mask(s, k, g, row)
+    elif phase == OUT_OF_TURN_PHASE:
+        out_of_turn_mask(s, k, g, row, work)
     if k.minimum > 0:
         restrict_openings(s, k, g, row, work)
     if phase == PLAY_PHASE:

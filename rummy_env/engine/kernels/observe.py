@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..state import GAME_OVER
+from ..observe import VARIANT_PHASES
+from .jit import kernel
 
 PHASES = 4
 HALF = np.float32(0.5)
@@ -14,7 +15,7 @@ HUNDREDTH = np.float32(0.01)
 THIRTEENTH = np.float32(1.0 / 13)
 
 
-@njit(cache=True)
+@kernel
 def observe_row(s, k, g, seat, out):
     """Fill ``out [obs_dim]`` with game ``g`` as seen from ``seat`` (seats relative to it)."""
     players = k.players
@@ -60,7 +61,8 @@ def observe_row(s, k, g, seat, out):
     i += 3 * players
     out[i] = np.float32(s.turn_points[g]) * HUNDREDTH
     i += 1
-    out[i + s.phase[g]] = 1.0
+    if s.phase[g] < PHASES:
+        out[i + s.phase[g]] = 1.0
     i += PHASES
     out[i + (s.current[g] - seat) % players] = 1.0
     i += players
@@ -84,6 +86,10 @@ def observe_row(s, k, g, seat, out):
     i += NUM_KINDS
     out[i] = 1.0 if s.called[g] else 0.0
     i += 1
+    if k.variant_phases and s.phase[g] >= PHASES:
+        out[i + s.phase[g] - PHASES] = 1.0
+    if k.variant_phases:
+        i += VARIANT_PHASES
     if k.partnership:
         side = seat % 2
         out[i] = np.float32(np.float64(s.scores[g, side] + s.scores[g, side + 2]) * to_target)

@@ -15,13 +15,14 @@ search needs no other search, so nothing recurses.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ...actions import JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, RUMMY, TAKE
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ...melds import NUM_PATTERNS
+from ..state import OUT_OF_TURN_PHASE
 from .arrays import copy_row
 from .cards import call_rummy, mix64, take_from_pile
+from .jit import inline, kernel
 from .spec import LAST_DISCARD, OUT_DISCARD_REQUIRED
 from .table import create_meld, extend_group, extend_run
 
@@ -34,21 +35,15 @@ PLACEMENTS = JOKER_GROUP_OFF + NUM_RANKS
 VISITED = 4096  # slots of a search's table of positions seen (a full table only stops merging)
 
 
-@njit(cache=True)
+@inline
 def table_fits(s, g, card):
     """Whether ``card`` (a joker too) can be laid off on the table as it stands."""
     if card == JOKER:
-        for c in range(s.accept_run.shape[1]):
-            if s.accept_run[g, c] > 0:
-                return True
-        for r in range(NUM_RANKS):
-            if s.open_groups[g, r] > 0:
-                return True
-        return False
+        return s.accept_run[g].any() or s.open_groups[g].any()
     return s.accept_run[g, card] > 0 or s.accept_group[g, card] > 0
 
 
-@njit(cache=True)
+@inline
 def hand_total(s, g, seat):
     """Cards in a seat's hand."""
     total = 0
@@ -57,14 +52,14 @@ def hand_total(s, g, seat):
     return total
 
 
-@njit(cache=True)
+@inline
 def lacking(k, hand, pattern):
     """How many of a meld pattern's three cards ``hand`` lacks."""
     cards = k.pat_cards[pattern]
     return 3 - (hand[cards[0]] > 0) - (hand[cards[1]] > 0) - (hand[cards[2]] > 0)
 
 
-@njit(cache=True)
+@inline
 def obliging(k, card, column, missing):
     """Whether placement ``column`` melds ``card`` (``missing``: cards a meld column lacks, for jokers)."""
     if column < RUN_OFF:
@@ -76,7 +71,7 @@ def obliging(k, card, column, missing):
     return card == JOKER
 
 
-@njit(cache=True)
+@kernel
 def play_mask_core(s, k, g, allowed, hopeful):
     """The placements of the acting seat (``allowed [W]``), and ``hopeful [W]``: refused ones that leave only
     copies of the card taken alone from the top, which a turn search may still lay off to go out."""
@@ -113,13 +108,10 @@ def play_mask_core(s, k, g, allowed, hopeful):
     for w in range(PLACEMENTS):
         if not allowed[w]:
             continue
-        used_top = 0
-        if top >= 0:
-            if top == JOKER and w < RUN_OFF:
-                used_top = lacking(k, hand, w)
-            else:
-                used_top = 1 if obliging(k, top, w, 0) else 0
-        used_top = min(used_top, top_count)
+        if top == JOKER and w < RUN_OFF:
+            used_top = min(lacking(k, hand, w), top_count)
+        else:
+            used_top = min(1 if top >= 0 and obliging(k, top, w, 0) else 0, top_count)
         left = total - (3 if w < RUN_OFF else 1)
         discardable = left - (top_count - used_top)
         allowed[w] = (left == 0 and melding_out) or (left >= 1 and discardable >= 1)
@@ -127,7 +119,7 @@ def play_mask_core(s, k, g, allowed, hopeful):
             hopeful[w] = top == JOKER or k.near[w, top] or table_fits(s, g, top)
 
 
-@njit(cache=True)
+@kernel
 def place(s, k, g, kind, arg):
     """Put down a meld or lay off (action block ``kind``, argument ``arg``); returns the points."""
     if kind == MELD:
@@ -141,7 +133,7 @@ def place(s, k, g, kind, arg):
     return extend_run(s, k, g, arg, kind == JOKER_RUN)
 
 
-@njit(cache=True)
+@inline
 def apply_move(s, k, g, action):
     """Apply one take, call, meld or lay-off, without turn transitions."""
     kind, arg = k.act_kind[action], k.act_arg[action]
@@ -155,17 +147,18 @@ def apply_move(s, k, g, action):
         s.obliged_new[g] = False
 
 
-@njit(cache=True)
+@inline
 def reached_goal(s, k, g, goal):
     """The node meets the search's goal."""
     if goal == GOAL_MINIMUM:
-        return s.turn_points[g] >= k.minimum
+        keeps_card = s.phase[g] != OUT_OF_TURN_PHASE or hand_total(s, g, s.current[g]) > 0
+        return s.turn_points[g] >= k.minimum and keeps_card
     if hand_total(s, g, s.current[g]) != 0:
         return False
     return s.opened[g, s.current[g]] or s.turn_points[g] >= k.minimum
 
 
-@njit(cache=True)
+@inline
 def expandable(s, k, g, goal):
     """The node can still reach the goal and the turn goes on."""
     if k.rummy_calls == LAST_DISCARD and s.called[g] and s.obliged[g] < 0:
@@ -181,7 +174,7 @@ def expandable(s, k, g, goal):
     return best >= k.minimum
 
 
-@njit(cache=True)
+@kernel
 def fingerprint(s, g):
     """A 64-bit hash of the actor's hand, the table and the turn's points (never 0)."""
     h = mix64(np.uint64(s.turn_points[g]) + np.uint64(0x5EED))
@@ -196,7 +189,7 @@ def fingerprint(s, g):
     return h | np.uint64(1)
 
 
-@njit(cache=True)
+@inline
 def first_visit(visited, h):
     """Record position ``h``; False if it was seen before."""
     size = visited.shape[0]
@@ -211,7 +204,7 @@ def first_visit(visited, h):
     return True
 
 
-@njit(cache=True)
+@inline
 def start_node(src, g, seat, root, k, scr, base):
     """Scratch row ``base``: game ``g`` of ``src`` after ``seat`` plays ``root``."""
     copy_row(src, g, scr, base)
@@ -219,7 +212,7 @@ def start_node(src, g, seat, root, k, scr, base):
     apply_move(scr, k, base, root)
 
 
-@njit(cache=True)
+@kernel
 def advance(k, scr, masks, cursor, top, base, visited):
     """Step to the next unseen child of the deepest open node (popping finished ones).
 
@@ -242,7 +235,7 @@ def advance(k, scr, masks, cursor, top, base, visited):
     return top, -1
 
 
-@njit(cache=True)
+@kernel
 def out_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
     """Can ``seat``, after first move ``root`` in game ``g`` of ``src``, go out by placements this turn?
 
@@ -265,7 +258,7 @@ def out_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
     return False
 
 
-@njit(cache=True)
+@kernel
 def minimum_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
     """Can ``seat``'s turn, after first move ``root``, meld ``first_meld_minimum`` by legal placements?"""
     start_node(src, g, seat, root, k, scr, base)

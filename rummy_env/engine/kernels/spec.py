@@ -10,6 +10,7 @@ import numpy as np
 from ...actions import JOKER_GROUP, MELD
 from ...cards import CARD_RANK, CARD_SUIT, NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ...rules import Rules
+from ..observe import has_variant_phases
 from ..spec import GameSpec, game_spec
 
 RUMMY_CALLS = ("pile", "last_discard", "off")
@@ -61,6 +62,15 @@ class KernelSpec(NamedTuple):
     near: np.ndarray  # bool [W, 53] natural cards a placement may newly let fit the table
     card_rank: np.ndarray  # int64 [53]
     card_suit: np.ndarray  # int64 [53]
+    stock_draw: int  # cards a draw takes from the stock
+    opening: bool  # first_discard="player"
+    winner_deals: bool  # next_dealer="winner"
+    no_penalty: bool  # stock_exhausted="end_no_penalty"
+    play_out: bool  # stock_exhausted="play_out"
+    seven_bonus: int  # seven_run_bonus
+    four_aces: bool  # card_values="four_aces_100"
+    out_of_turn: bool  # meld_out_of_turn
+    variant_phases: bool  # the observation ends with the variant phases
 
 
 def _near(spec: GameSpec) -> np.ndarray:
@@ -77,7 +87,8 @@ def _near(spec: GameSpec) -> np.ndarray:
     for r in range(NUM_RANKS):
         placed[width - NUM_RANKS + r, rank == r] = True
     same_rank = rank[:, None] == rank[None, :]
-    next_in_suit = (suit[:, None] == suit[None, :]) & np.isin((rank[:, None] - rank[None, :]) % NUM_RANKS, (1, NUM_RANKS - 1))
+    apart = (rank[:, None] - rank[None, :]) % NUM_RANKS
+    next_in_suit = (suit[:, None] == suit[None, :]) & np.isin(apart, (1, NUM_RANKS - 1))
     near = np.zeros((width, NUM_KINDS), dtype=bool)
     near[:, :NUM_NATURAL] = (placed.astype(np.int64) @ (same_rank | next_in_suit)) > 0
     return near
@@ -134,4 +145,13 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         near=_near(spec),
         card_rank=i64(CARD_RANK),
         card_suit=i64(CARD_SUIT),
+        stock_draw=rules.stock_draw,
+        opening=rules.first_discard == "player",
+        winner_deals=rules.next_dealer == "winner",
+        no_penalty=rules.stock_exhausted == "end_no_penalty",
+        play_out=rules.stock_exhausted == "play_out",
+        seven_bonus=rules.seven_run_bonus,
+        four_aces=rules.card_values == "four_aces_100",
+        out_of_turn=rules.meld_out_of_turn,
+        variant_phases=has_variant_phases(rules),
     )

@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ...actions import DISCARD, DRAW, PASS, RUMMY, STOP, TAKE
-from ..state import GAME_OVER, NOBODY, PLAY_PHASE, RUMMY_PHASE
+from ...actions import DISCARD, DRAW, PASS, RUMMY, SKIP, STOP, TAKE
+from ...melds import RUN
+from ..state import GAME_OVER, NOBODY, OPENING_PHASE, OUT_OF_TURN_PHASE, PLAY_PHASE, RUMMY_PHASE
 from .cards import begin_draw, call_rummy, deal, draw_stock, push_pile, remove_card, take_from_pile
+from .jit import inline, kernel
 from .masks import callable_depths, reaches_minimum
 from .search import hand_total, place
 from .spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
+from .windows import open_out_of_turn, pass_out_of_turn, placed_out_of_turn
 
 PLAYING = -2  # the hand goes on (else: -1 nobody went out, or the seat that did)
+SEVEN_RUN = 7  # cards of a run that earns seven_run_bonus
 
 
-@njit(cache=True)
+@kernel
+def start_hand(s, k, g):
+    """Deal a hand (the dealer is set) and give the first turn: a draw, or the opening discard."""
+    deal(s, k, g)
+    begin_draw(s, k, g, s.current[g])
+    if k.opening:
+        s.phase[g] = OPENING_PHASE
+
+
+@kernel
 def new_game(s, k, g, seed):
     """Start a fresh game from ``seed``: scores zero, the last seat deals."""
     s.seed[g] = seed
@@ -28,11 +40,10 @@ def new_game(s, k, g, seed):
     s.shuffles[g] = 0
     s.steps[g] = 0
     s.dealer[g] = k.players - 1
-    deal(s, k, g)
-    begin_draw(s, k, g, s.current[g])
+    start_hand(s, k, g)
 
 
-@njit(cache=True)
+@inline
 def after_placement(s, k, g, points):
     """Credit a meld or lay-off, then end the call, float, or go out as the rules say."""
     seat = s.current[g]
@@ -54,14 +65,22 @@ def after_placement(s, k, g, points):
     return PLAYING
 
 
-@njit(cache=True)
+@kernel
+def no_call(s, k, g, work):
+    """No "Rummy!" call after a discard: the out-of-turn window opens (``meld_out_of_turn``), else the next seat draws."""
+    if k.out_of_turn:
+        open_out_of_turn(s, k, g, work)
+    else:
+        begin_draw(s, k, g, (s.discarder[g] + 1) % k.players)
+
+
+@kernel
 def open_rummy_window(s, k, g, work):
     """After a discard: ask the players who can call "Rummy!", nearest the discarder first, else next draws."""
     players = k.players
     discarder = s.discarder[g]
-    following = (discarder + 1) % players
     if k.rummy_calls == CALLS_OFF:
-        begin_draw(s, k, g, following)
+        no_call(s, k, g, work)
         return
     depths = np.zeros(s.rummy_depths.shape[1], dtype=np.bool_)
     callable_depths(s, k, g, depths)
@@ -81,7 +100,7 @@ def open_rummy_window(s, k, g, work):
             queue[asked] = seat
             asked += 1
     if asked == 0:
-        begin_draw(s, k, g, following)
+        no_call(s, k, g, work)
         return
     s.rummy_depths[g] = depths
     s.phase[g] = RUMMY_PHASE
@@ -89,7 +108,7 @@ def open_rummy_window(s, k, g, work):
     s.current[g] = queue[0]
 
 
-@njit(cache=True)
+@kernel
 def discard(s, k, g, card, work):
     """Discard ``card``; the hand ends if it was the last, else a "Rummy!" window may open."""
     seat = s.current[g]
@@ -99,32 +118,55 @@ def discard(s, k, g, card, work):
     s.top_taken[g] = -1
     s.called[g] = False
     if hand_total(s, g, seat) == 0:
+        if k.seven_bonus > 0 and seven_run_this_turn(s, g):
+            s.melded_points[g, seat] += k.seven_bonus
         return seat
+    s.turn_melds[g, :] = False
     s.discarder[g] = seat
     open_rummy_window(s, k, g, work)
     return PLAYING
 
 
-@njit(cache=True)
-def pass_call(s, k, g):
-    """The seat to act declines the "Rummy!" call; the next in the queue is asked, else the next seat draws."""
+@inline
+def seven_run_this_turn(s, g):
+    """Whether a run of seven or more cards was put down this turn (a new run plus lay-offs onto it)."""
+    for m in range(s.num_melds[g]):
+        if s.turn_melds[g, m] and s.meld_kind[g, m] == RUN and s.meld_len[g, m] >= SEVEN_RUN:
+            return True
+    return False
+
+
+@inline
+def open_pile(s, k, g, card):
+    """The opening discard (``first_discard="player"``): it starts the pile; the next seat draws, no window."""
+    seat = s.current[g]
+    remove_card(s, g, seat, card)
+    push_pile(s, g, card)
+    begin_draw(s, k, g, (seat + 1) % k.players)
+
+
+@inline
+def pass_call(s, k, g, work):
+    """The seat to act declines the "Rummy!" call; the next in the queue is asked, else the window closes."""
     queue = s.rummy_queue[g]
     for i in range(queue.shape[0] - 1):
         queue[i] = queue[i + 1]
     queue[queue.shape[0] - 1] = NOBODY
     if queue[0] < 0:
-        begin_draw(s, k, g, (s.discarder[g] + 1) % k.players)
+        no_call(s, k, g, work)
     else:
         s.current[g] = queue[0]
 
 
-@njit(cache=True)
+@kernel
 def apply_action(s, k, g, action, work):
     """Apply one legal action; returns ``PLAYING``, or who went out (-1: nobody) when the hand ends."""
     kind, arg = k.act_kind[action], k.act_arg[action]
     if kind == DRAW:
         card = draw_stock(s, g)
         s.hand[g, s.current[g], card] += 1
+        if k.stock_draw == 2 and s.stock_len[g] > 0:
+            s.hand[g, s.current[g], draw_stock(s, g)] += 1
         s.phase[g] = PLAY_PHASE
     elif kind == STOP:
         return NOBODY
@@ -133,21 +175,31 @@ def apply_action(s, k, g, action, work):
     elif kind == RUMMY:
         call_rummy(s, g, arg)
     elif kind == DISCARD:
+        if k.opening and s.phase[g] == OPENING_PHASE:
+            open_pile(s, k, g, arg)
+            return PLAYING
         return discard(s, k, g, arg, work)
+    elif kind == SKIP:
+        s.phase[g] = PLAY_PHASE
     elif kind == PASS:
-        pass_call(s, k, g)
+        if s.phase[g] == OUT_OF_TURN_PHASE:
+            pass_out_of_turn(s, k, g, work)
+        else:
+            pass_call(s, k, g, work)
+    elif s.phase[g] == OUT_OF_TURN_PHASE:
+        placed_out_of_turn(s, k, g, place(s, k, g, kind, arg), work)
     else:
         return after_placement(s, k, g, place(s, k, g, kind, arg))
     return PLAYING
 
 
-@njit(cache=True)
+@kernel
 def num_sides(k):
     """Scoring units: 2 sides under ``partnership`` (seat ``p`` is side ``p % 2``), else one per seat."""
     return 2 if k.partnership else k.players
 
 
-@njit(cache=True)
+@kernel
 def side_totals(k, per_seat):
     """``per_seat`` summed by side (a copy per seat without ``partnership``)."""
     sides = num_sides(k)
@@ -157,7 +209,7 @@ def side_totals(k, per_seat):
     return totals
 
 
-@njit(cache=True)
+@kernel
 def game_winner(s, k, g, went_out):
     """The winning side (a seat without ``partnership``) after a hand, or -1 to play another hand."""
     scores = side_totals(k, s.scores[g])
@@ -181,7 +233,7 @@ def game_winner(s, k, g, went_out):
     return NOBODY
 
 
-@njit(cache=True)
+@kernel
 def finish(s, k, g, board, rewards):
     """End the episode; the top of ``board`` wins (k tied leaders share the win reward)."""
     players = k.players
@@ -198,7 +250,7 @@ def finish(s, k, g, board, rewards):
             rewards[p] += share if board[p] == best else -1.0 / (players - 1)
 
 
-@njit(cache=True)
+@kernel
 def finish_sides(s, k, g, board, rewards):
     """End a partnership episode; the top side of ``board [2]`` wins: +1 for each of its players, -1 for the
     others (a tie pays 0). The winner recorded is the winning side's lower seat."""
@@ -212,7 +264,7 @@ def finish_sides(s, k, g, board, rewards):
             rewards[p] += 1.0 if p % 2 == side else -1.0
 
 
-@njit(cache=True)
+@kernel
 def book(s, g, scored, seat, points):
     """Add bonus ``points`` to ``seat``'s hand score and cumulative score."""
     scored[seat] += points
@@ -220,7 +272,7 @@ def book(s, g, scored, seat, points):
     s.scores[g, seat] += points
 
 
-@njit(cache=True)
+@kernel
 def score_rewards(k, scored, total, rewards):
     """``reward="score"``: own (or own side's) hand score minus the others' mean (the other side's), / 100."""
     players = k.players
@@ -233,7 +285,7 @@ def score_rewards(k, scored, total, rewards):
         rewards[p] += (players * scored[p] - total) / (100.0 * (players - 1))
 
 
-@njit(cache=True)
+@kernel
 def end_hand(s, k, g, went_out, rewards):
     """Score the hand; then end the episode or deal the next hand. ``rewards [N]`` of this game accumulate."""
     players = k.players
@@ -243,6 +295,8 @@ def end_hand(s, k, g, went_out, rewards):
         in_hand = 0
         for c in range(s.hand.shape[2]):
             in_hand += s.hand[g, p, c] * k.values[c]
+        if k.no_penalty and went_out < 0:
+            in_hand = 0
         scored[p] = np.int32(s.melded_points[g, p] - in_hand)
         total += scored[p]
         s.hand_scores[g, p] = scored[p]
@@ -273,10 +327,9 @@ def end_hand(s, k, g, went_out, rewards):
             board[winner] = 0.0
             finish(s, k, g, board, rewards)
     else:
-        s.dealer[g] = (s.dealer[g] + 1) % players
+        s.dealer[g] = went_out if k.winner_deals and went_out >= 0 else (s.dealer[g] + 1) % players
         s.hand_no[g] += 1
-        deal(s, k, g)
-        begin_draw(s, k, g, s.current[g])
+        start_hand(s, k, g)
     others = 0.0
     for p in range(players - 1):
         others += rewards[p]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from numba import njit
-
-from ...cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
+from ...cards import ACE, FOUR_ACES_ACE, JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 from ...melds import GROUP, GROUP_JOKER_SLOT, MAX_GROUP, MAX_RUN, RUN
 from .cards import remove_card
+from .jit import inline, kernel
 
 
-@njit(cache=True)
+@kernel
 def low_ok(lo, length, corner):
     """Whether a run can be extended below its low card."""
     if corner:
@@ -17,7 +16,7 @@ def low_ok(lo, length, corner):
     return lo >= 1 and not (lo == 1 and lo + length - 1 == NUM_RANKS)
 
 
-@njit(cache=True)
+@kernel
 def high_ok(lo, length, corner):
     """Whether a run can be extended above its high card."""
     if corner:
@@ -25,7 +24,7 @@ def high_ok(lo, length, corner):
     return lo + length <= NUM_RANKS and not (lo + length == NUM_RANKS and lo == 0)
 
 
-@njit(cache=True)
+@kernel
 def refresh_accepts(s, k, g):
     """Recompute which cards the table accepts as lay-offs."""
     s.accept_run[g] = 0
@@ -48,7 +47,7 @@ def refresh_accepts(s, k, g):
                     s.accept_group[g, suit * NUM_RANKS + rank] += 1
 
 
-@njit(cache=True)
+@kernel
 def create_meld(s, k, g, pattern):
     """Put down 3-card meld ``pattern`` from the acting hand (jokers for cards lacking); returns points."""
     seat = s.current[g]
@@ -62,6 +61,7 @@ def create_meld(s, k, g, pattern):
         remove_card(s, g, seat, k.pat_cards[pattern, i] if natural[i] else JOKER)
     slot = s.num_melds[g]
     s.num_melds[g] += 1
+    s.turn_melds[g, slot] = True
     s.meld_kind[g, slot] = GROUP if group else RUN
     s.meld_by[g, slot] = seat
     s.meld_len[g, slot] = 3
@@ -91,7 +91,7 @@ def create_meld(s, k, g, pattern):
     return points
 
 
-@njit(cache=True)
+@inline
 def place_card(s, g, meld, slot, joker, card):
     """Lay ``card`` (or a joker) from the acting hand into ``slot`` of meld ``meld``."""
     seat = s.current[g]
@@ -103,7 +103,7 @@ def place_card(s, g, meld, slot, joker, card):
     remove_card(s, g, seat, placed_as)
 
 
-@njit(cache=True)
+@kernel
 def extend_run(s, k, g, card, joker):
     """Lay off ``card`` (a joker standing for it if ``joker``) on the earliest run it extends; returns points."""
     meld, high = 0, False
@@ -132,7 +132,7 @@ def extend_run(s, k, g, card, joker):
     return k.values[card]
 
 
-@njit(cache=True)
+@kernel
 def extend_group(s, k, g, rank, card):
     """Lay off natural ``card`` (or a joker where ``card`` is -1) on the earliest group of ``rank`` with room."""
     joker = card < 0
@@ -154,4 +154,17 @@ def extend_group(s, k, g, rank, card):
         s.meld_suits[g, meld] = bits | (1 << suit)
         place_card(s, g, meld, suit, False, card)
     refresh_accepts(s, k, g)
+    if k.four_aces and rank == ACE and s.meld_len[g, meld] == MAX_GROUP:
+        return four_aces_complete(s, k, g, meld, bits, joker)
     return k.values[JOKER if joker else card]
+
+
+@inline
+def four_aces_complete(s, k, g, meld, bits, joker):
+    """``four_aces_100``: a group of aces got its fourth card; each earlier natural ace's owner gains the
+    difference to ``FOUR_ACES_ACE``; returns the points of the card just laid off."""
+    for suit in range(NUM_SUITS):
+        if (bits >> suit) & 1:
+            ace = suit * NUM_RANKS + ACE
+            s.melded_points[g, s.meld_owner[g, meld, suit]] += FOUR_ACES_ACE - k.values[ace]
+    return k.values[JOKER] if joker else FOUR_ACES_ACE

@@ -1,4 +1,4 @@
-"""Scratch space of the turn searches: rows of a state per thread, allocated once per engine."""
+"""Scratch space of the turn searches: spare rows of the state arrays, one block per thread."""
 
 from __future__ import annotations
 
@@ -6,27 +6,34 @@ import numba
 import numpy as np
 
 from ..spec import GameSpec
-from ..state import empty_state
-from .arrays import as_arrays
+from ..state import State, empty_state
+from .arrays import StateArrays, as_arrays
 from .search import PLACEMENTS
 
 
 class Work:
-    """Search scratch for ``threads`` threads: ``rows`` state rows, placement masks and cursors each."""
+    """State arrays for ``games`` games plus ``rows`` scratch rows per thread, and the searches' per-row buffers.
 
-    def __init__(self, spec: GameSpec, threads: int | None = None) -> None:
+    ``state`` is the public view of the first ``games`` rows; the kernels take ``arrays``
+    (all rows) and search in rows ``games + t * rows`` and up on thread ``t``.
+    """
+
+    def __init__(self, spec: GameSpec, games: int, threads: int | None = None) -> None:
+        self.games = games
         self.threads = threads or numba.config.NUMBA_NUM_THREADS
         self.rows = 2 * spec.deck_size + 32
-        total = self.rows * self.threads
-        self.scratch = as_arrays(empty_state(total, spec.players, spec.deck_size, spec.copies))
+        total = games + self.rows * self.threads
+        full = empty_state(total, spec.players, spec.deck_size, spec.copies)
+        self.arrays: StateArrays = as_arrays(full)
+        self.state = State(*(array[:games] for array in self.arrays))
         self.masks = np.zeros((total, PLACEMENTS), dtype=bool)
         self.hopes = np.zeros((total, PLACEMENTS), dtype=bool)
         self.cursor = np.zeros(total, dtype=np.int64)
 
     def serial(self) -> tuple:
         """The scratch of one thread, as the serial kernels take it."""
-        return (self.scratch, self.masks, self.hopes, self.cursor, 0)
+        return (self.masks, self.hopes, self.cursor, self.games)
 
     def parallel(self) -> tuple:
-        """The scratch of every thread, as the parallel kernels take it (then rows and chunks)."""
-        return (self.scratch, self.masks, self.hopes, self.cursor, self.rows)
+        """The scratch of every thread, as the parallel kernels take it (then the number of chunks)."""
+        return (self.masks, self.hopes, self.cursor, self.games, self.rows)

@@ -1,0 +1,38 @@
+"""Compiling the kernels ahead of use: numba caches each one on disk the first time it runs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import Rules
+from .core import PARALLEL_MIN, Engine
+from .masks import callable_depths, pile_melds
+from .piles import push_pile, shuffled
+from .state import empty_state
+from .step import begin_draw
+from .table import refresh_accepts
+
+
+def _play(engine: Engine, steps: int) -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        mask = engine.legal_mask()
+        engine.observe()
+        engine.step(np.where(mask, rng.random(mask.shape), -1).argmax(axis=1), auto_reset=True)
+
+
+def warm() -> None:
+    """Run every kernel entry point once (serial and threaded), so later processes load them from the cache."""
+    rules = Rules(first_meld_minimum=30, stock_exhausted="reshuffle")
+    for games in (1, PARALLEL_MIN):
+        _play(Engine(rules, num_games=games, seed=0), 3)
+    engine = Engine(rules, num_games=1, seed=0)
+    spec, idx = engine.spec, np.zeros(1, dtype=np.int64)
+    s = empty_state(1, rules.players, spec.deck_size, spec.copies)
+    s.seed[0] = 1
+    order = shuffled(s, idx, spec.deck[None, :], np.ones((1, spec.deck_size), dtype=bool))
+    push_pile(s, idx, order[:, 0])
+    refresh_accepts(spec, s, idx)
+    begin_draw(spec, s, idx, np.zeros(1, dtype=np.int64))
+    pile_melds(spec, s, idx, s.hand[idx, 0])
+    callable_depths(spec, s, idx)

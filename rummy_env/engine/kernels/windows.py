@@ -1,0 +1,96 @@
+"""Compiled out-of-turn window (``meld_out_of_turn``): after a discard and any "Rummy!" window with no call,
+each other seat in turn order from the discarder's left may meld and lay off from their hand, keeping a card."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...actions import MELD, PASS
+from ..state import NOBODY, OUT_OF_TURN_PHASE
+from .cards import begin_draw
+from .jit import kernel
+from .search import PLACEMENTS, RUN_OFF, hand_total, minimum_search, play_mask_core
+
+
+@kernel
+def window_moves(s, k, g, seat, allowed, work):
+    """``allowed [W]``: the placements ``seat`` may make out of turn now; returns whether there is any."""
+    acting = s.current[g]
+    s.current[g] = seat
+    hopeful = np.zeros(PLACEMENTS, dtype=np.bool_)
+    play_mask_core(s, k, g, allowed, hopeful)
+    total = hand_total(s, g, seat)
+    for w in range(PLACEMENTS):
+        if allowed[w] and total - (3 if w < RUN_OFF else 1) < 1:
+            allowed[w] = False
+    if k.minimum > 0 and not s.opened[g, seat]:
+        masks, hopes, cursor, base = work
+        for w in range(PLACEMENTS):
+            if allowed[w]:
+                allowed[w] = minimum_search(s, g, seat, k.offsets[MELD] + w, k, s, masks, hopes, cursor, base)
+    s.current[g] = acting
+    return allowed.any()
+
+
+@kernel
+def pop_queue(queue):
+    """Drop the head of a window's queue."""
+    for i in range(queue.shape[0] - 1):
+        queue[i] = queue[i + 1]
+    queue[queue.shape[0] - 1] = NOBODY
+
+
+@kernel
+def ask_next(s, k, g, work):
+    """Give the window to the first queued seat that can put something down; none left: the next seat draws."""
+    allowed = np.zeros(PLACEMENTS, dtype=np.bool_)
+    queue = s.rummy_queue[g]
+    while queue[0] >= 0:
+        s.turn_points[g] = 0
+        if window_moves(s, k, g, queue[0], allowed, work):
+            s.current[g] = queue[0]
+            return
+        pop_queue(queue)
+    begin_draw(s, k, g, (s.discarder[g] + 1) % k.players)
+
+
+@kernel
+def open_out_of_turn(s, k, g, work):
+    """After a discard with no "Rummy!" call: ask every other seat in turn order from the discarder's left."""
+    s.phase[g] = OUT_OF_TURN_PHASE
+    s.rummy_queue[g] = NOBODY
+    for j in range(1, k.players):
+        s.rummy_queue[g, j - 1] = (s.discarder[g] + j) % k.players
+    ask_next(s, k, g, work)
+
+
+@kernel
+def pass_out_of_turn(s, k, g, work):
+    """The seat asked is done; the next queued seat is asked."""
+    pop_queue(s.rummy_queue[g])
+    ask_next(s, k, g, work)
+
+
+@kernel
+def placed_out_of_turn(s, k, g, points, work):
+    """Credit a meld or lay-off made out of turn; the seat stays asked while it can put more down."""
+    seat = s.current[g]
+    s.melded_points[g, seat] += points
+    s.turn_points[g] += points
+    if s.turn_points[g] >= k.minimum:
+        s.opened[g, seat] = True
+    allowed = np.zeros(PLACEMENTS, dtype=np.bool_)
+    if not window_moves(s, k, g, seat, allowed, work):
+        pass_out_of_turn(s, k, g, work)
+
+
+@kernel
+def out_of_turn_mask(s, k, g, row, work):
+    """The window's placements, and ``pass`` once the minimum is met or nothing was put down."""
+    seat = s.current[g]
+    allowed = np.zeros(PLACEMENTS, dtype=np.bool_)
+    any_move = window_moves(s, k, g, seat, allowed, work)
+    start = k.offsets[MELD]
+    for w in range(PLACEMENTS):
+        row[start + w] = allowed[w]
+    row[k.offsets[PASS]] = s.turn_points[g] == 0 or s.opened[g, seat] or not any_move
