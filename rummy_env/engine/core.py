@@ -17,7 +17,7 @@ from .piles import mix64
 from .spec import game_spec
 from .state import GAME_OVER, State
 
-PARALLEL_MIN = 64  # games from which masks and steps are split across threads
+PARALLEL_MIN = 1024  # games from which masks, steps and observations are split across threads
 
 
 class _FixedTypes:
