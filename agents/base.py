@@ -6,9 +6,10 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from rummy_env.actions import PASS
 from rummy_env.engine import Engine
 from rummy_env.engine.piles import mix64
-from rummy_env.engine.state import DRAW_PHASE, PLAY_PHASE, RUMMY_PHASE
+from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
 
 _SALT = np.uint64(0xA5E17)
 MELD_BONUS, LAYOFF_BONUS, JOKER_BONUS = 3000.0, 2000.0, 1000.0  # play-phase score tiers above any discard
@@ -51,6 +52,9 @@ class HeuristicAgent(Agent):
             rows = np.flatnonzero(phase == value)
             if len(rows):
                 actions[rows] = best_legal(scorer(engine, games[rows], mask[rows]), mask[rows])
+        rows = np.flatnonzero(phase > GAME_OVER)
+        if len(rows):
+            actions[rows] = best_legal(self.score_window(engine, games[rows], mask[rows]), mask[rows])
         return actions
 
     @abstractmethod
@@ -64,6 +68,12 @@ class HeuristicAgent(Agent):
     @abstractmethod
     def score_rummy(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Preferences over "Rummy!" calls and pass."""
+
+    def score_window(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Preferences in the variants' other phases (out-of-turn melding...): the play scores, ``pass`` at zero."""
+        scores = np.asarray(self.score_play(engine, games, mask), dtype=np.float64)
+        scores[:, engine.spec.layout.start(PASS)] = 0.0
+        return scores
 
 
 def best_legal(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:

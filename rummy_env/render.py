@@ -41,6 +41,8 @@ def render_table(
         lines.append(f"{marks} player_{p} [{sd['melded_points'][p]:+d} melded]{floating}: {held}")
     if sd["obliged"]:
         lines.append(f"obliged to meld: {show_text(sd['obliged'], show)}")
+    if sd["phase"] == "out_of_turn":
+        lines.append("melding out of turn, asked: " + ", ".join(f"player_{q}" for q in sd["rummy_queue"]))
     if sd["hand_scores"] is not None:
         lines.append("last hand: " + "  ".join(f"player_{p}={v:+d}" for p, v in enumerate(sd["hand_scores"])))
     return "\n".join(lines)

@@ -23,7 +23,7 @@ from rummy_env import Rules
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 ALL_NATURALS = [r + s for s in SUITS for r in RANKS]
-PHASES = ("draw", "play", "rummy", "game_over")
+PHASES = ("draw", "play", "rummy", "game_over", "out_of_turn")
 VERBS = ("draw", "stop", "take", "meld", "layoff", "discard", "rummy", "pass")
 
 # Rules fields and the values a random variant draws from (SPEC "Configuration").
@@ -36,7 +36,9 @@ CHOICE_FIELDS = {
     "episode": ("game", "hand"),
     "reward": ("win", "score"),
 }
-FLAG_FIELDS = ("take_top_requires_meld", "take_requires_new_meld", "ace_around_corner", "must_go_out_to_win")
+FLAG_FIELDS = (
+    "take_top_requires_meld", "take_requires_new_meld", "ace_around_corner", "must_go_out_to_win", "meld_out_of_turn",
+)
 
 
 def agent(i: int) -> str:
@@ -225,8 +227,13 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
     ctx = f"{action!r} offered to player_{actor} in phase {phase}"
     if verb in ("draw", "stop", "take"):
         assert phase == "draw", ctx
-    elif verb in ("rummy", "pass"):
+    elif verb == "rummy":
         assert phase == "rummy", ctx
+    elif verb == "pass":
+        assert phase in ("rummy", "out_of_turn"), ctx
+    elif phase == "out_of_turn":  # RULES §8.6: melds and lay-offs only, keeping a card
+        assert rules.meld_out_of_turn and verb in ("meld", "layoff"), ctx
+        assert sum(hand.values()) > (3 if verb == "meld" else 1), f"{ctx}: it would leave no card"
     else:
         assert phase == "play", ctx
     if verb == "draw":
@@ -366,9 +373,11 @@ class TransitionChecker:
         if not self.rules.floating:
             if sd["phase"] != "game_over":
                 assert all(sd["hands"]), f"{where}: an empty hand outside floating: {sd['hands']}"
-        if sd["phase"] == "rummy":
+        if sd["phase"] in ("rummy", "out_of_turn"):
             assert sd["rummy_queue"] and sd["rummy_queue"][0] == sd["current_player"], where
             assert sd["current_player"] != sd["discarder"], where
+        if sd["phase"] == "out_of_turn":
+            assert self.rules.meld_out_of_turn and sd["hands"][sd["current_player"]], where
 
     def step(self, prev: dict, actor: int, action: str, rewards: list[float], new: dict, step_no: int) -> None:
         rules, n = self.rules, self.n

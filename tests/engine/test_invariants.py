@@ -63,6 +63,16 @@ def test_hypothesis_rules_and_seeds(rules, seed):
     play_checked_game(rules, seed=seed, max_steps=400, every=50)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_out_of_turn_games_keep_the_invariants(seed):
+    """RULES §8.6 with other switches drawn at random: every invariant holds through the out-of-turn windows."""
+    rules = random_rules(random.Random(7000 + seed), meld_out_of_turn=True, players=2 + seed, target_score=100)
+    stats = GameStats()
+    for game in range(2):
+        play_checked_game(rules, seed=10 * seed + game, stats=stats, max_steps=1500, every=10)
+    assert stats.steps > 30 and stats.kinds["meld"] > 0, stats
+
+
 def test_every_action_kind_is_exercised():
     """The random policy reaches every action kind, so the invariant runs cover them all."""
     stats = GameStats()

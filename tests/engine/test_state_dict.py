@@ -33,6 +33,7 @@ VARIANTS = {
     "6p-reshuffle-discard-required": Rules(players=6, stock_exhausted="reshuffle", going_out="discard_required"),
     "2p-2decks-5-10-15-score": Rules(decks=2, card_values="5-10-15", reward="score", target_score=100),
     "8p-no-jokers-calls-off": Rules(players=8, jokers_per_deck=0, rummy_calls="off", hand_size=5),
+    "4p-out-of-turn": Rules(players=4, meld_out_of_turn=True),
 }
 
 FUTURE = 20  # steps replayed after each restore

@@ -36,6 +36,7 @@ GAMES: dict[str, tuple[dict, int]] = {
                                    "reward": "score"}, 4),
     "3p_min30_new_meld_reshuffle": ({"players": 3, "first_meld_minimum": 30, "take_requires_new_meld": True,
                                      "stock_exhausted": "reshuffle", "episode": "hand"}, 5),
+    "3p_out_of_turn": ({"players": 3, "meld_out_of_turn": True, "first_meld_minimum": 30, "episode": "hand"}, 7),
     "4p_partnership": ({"players": 4, "partnership": True, "target_score": 150}, 3),
     "4p_partnership_deals_bonuses": ({"players": 4, "partnership": True, "jokers_per_deck": 4, "joker_points": 20,
                                       "going_out_bonus": 25, "deals": 2, "final_bonus": 50, "reward": "score"}, 6),

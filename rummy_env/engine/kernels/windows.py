@@ -75,6 +75,7 @@ def pass_out_of_turn(s, k, g, work):
 def placed_out_of_turn(s, k, g, points, work):
     """Credit a meld or lay-off made out of turn; the seat stays asked while it can put more down."""
     seat = s.current[g]
+    s.turn_melds[g, :] = False  # out of turn is nobody's turn (seven_run_bonus)
     s.melded_points[g, seat] += points
     s.turn_points[g] += points
     if s.turn_points[g] >= k.minimum:
