@@ -185,3 +185,15 @@ def test_render_names_the_window():
     g.env.render_mode = "ansi"
     text = g.env.render()
     assert "phase out_of_turn" in text and "melding out of turn, asked: player_1, player_2" in text
+
+
+def test_pettingzoo_api_and_seed_tests_with_the_window():
+    import warnings
+
+    from pettingzoo.test import api_test, seed_test
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Observation space for each agent probably")
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        api_test(rummy_env.env(players=3, meld_out_of_turn=True), num_cycles=300)
+    seed_test(lambda: rummy_env.env(players=3, meld_out_of_turn=True), num_cycles=150)
