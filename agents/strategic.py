@@ -27,6 +27,7 @@ from rummy_env.actions import (
     DRAW,
     PASS,
     RUMMY,
+    SKIP,
     STOP,
     TAKE,
 )
@@ -98,11 +99,13 @@ class StrategicAgent(HeuristicAgent):
         )
 
     def score_draw(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Each legal take by the worth it adds; a blind draw at ``draw_value``; stopping at zero."""
+        """Each legal take by the worth it adds; a blind draw at ``draw_value``; stopping (or ``skip``) at zero."""
         layout = engine.spec.layout
         scores = np.full(mask.shape, -np.inf, dtype=np.float32)
         scores[:, layout.start(DRAW)] = self.params.draw_value
         scores[:, layout.start(STOP)] = 0.0
+        if layout.sizes[SKIP]:
+            scores[:, layout.start(SKIP)] = 0.0
         scores[:, layout.block(TAKE)] = self.pile_gains(engine, games, mask[:, layout.block(TAKE)])
         return scores
 

@@ -23,18 +23,20 @@ from rummy_env import Rules
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 ALL_NATURALS = [r + s for s in SUITS for r in RANKS]
-PHASES = ("draw", "play", "rummy", "game_over", "out_of_turn")
+PHASES = ("draw", "play", "rummy", "game_over", "opening", "out_of_turn")
 VERBS = ("draw", "stop", "take", "meld", "layoff", "discard", "rummy", "pass")
 
 # Rules fields and the values a random variant draws from (SPEC "Configuration").
 CHOICE_FIELDS = {
-    "card_values": ("standard", "5-10-15"),
+    "card_values": ("standard", "5-10-15", "ace_15", "ace_25", "four_aces_100"),
     "rummy_calls": ("pile", "last_discard", "off"),
     "going_out": ("any", "discard_required", "float", "float_unplayable_discard"),
-    "stock_exhausted": ("end", "reshuffle"),
+    "stock_exhausted": ("end", "reshuffle", "end_no_penalty", "play_out"),
     "tie_break": ("play_on", "went_out"),
     "episode": ("game", "hand"),
     "reward": ("win", "score"),
+    "first_discard": ("stock", "player"),
+    "next_dealer": ("left", "winner"),
 }
 FLAG_FIELDS = (
     "take_top_requires_meld", "take_requires_new_meld", "ace_around_corner", "must_go_out_to_win", "meld_out_of_turn",
@@ -104,12 +106,51 @@ def card_value(card: str, rules: Rules, low_ace: bool = False) -> int:
         return rules.joker_points
     rank = card[0]
     if rank == "A":
-        if low_ace:
-            return 1 if rules.card_values == "standard" else 5
-        return 15
+        if low_ace:  # RULES §2, §8.7: 1 low by default, 5 under 5-10-15, always 15 / 25 under ace_15 / ace_25
+            return {"5-10-15": 5, "ace_15": 15, "ace_25": 25}.get(rules.card_values, 1)
+        return 25 if rules.card_values == "ace_25" else 15
     if rank in "TJQK":
         return 10
-    return int(rank) if rules.card_values == "standard" else 5
+    return 5 if rules.card_values == "5-10-15" else int(rank)
+
+
+def ace_group_target(sd: dict, action: str) -> int | None:
+    """The table meld a lay-off of an ace (or a joker as an ace) on a group goes to: the earliest with room."""
+    words = action.split()
+    if words[0] != "layoff" or words[-1] != "group":
+        return None
+    card = words[3] if words[1] == "JK" else words[1]
+    if card[0] != "A":
+        return None
+    for i, meld in enumerate(sd["melds"]):
+        cards = meld["cards"]
+        naturals = [c for c in cards if c != "JK"]
+        if is_run(cards) or len(cards) >= 4 or naturals[0][0] != "A":
+            continue
+        if words[1] == "JK" or card not in naturals:
+            return i
+    return None
+
+
+def four_aces_completion(sd: dict, actor: int, action: str, rules: Rules) -> dict[int, int]:
+    """SPEC ``four_aces_100``: laying off the fourth ace adds 10 to each earlier natural ace's owner (the
+    actor's own 25 for a natural fourth ace is in ``placement_effect``)."""
+    target = ace_group_target(sd, action) if rules.card_values == "four_aces_100" else None
+    extra: dict[int, int] = collections.defaultdict(int)
+    if target is None or len(sd["melds"][target]["cards"]) != 3:
+        return extra
+    meld = sd["melds"][target]
+    for c, o in zip(meld["cards"], meld.get("owners") or [meld["owner"]] * 3):
+        if c != "JK":
+            extra[o] += 10
+    return extra
+
+
+def four_aces(cards: list[str], rules: Rules) -> bool:
+    """RULES §8.7 ``four_aces_100``: a group of four aces (its natural aces count 25 each)."""
+    if rules.card_values != "four_aces_100" or len(cards) != 4 or is_run(cards):
+        return False
+    return all(c == "JK" or c[0] == "A" for c in cards)
 
 
 def hand_value(cards: Iterable[str], rules: Rules) -> int:
@@ -174,9 +215,10 @@ class MeldScorer:
             cards = meld["cards"]
             owners = meld.get("owners") or [meld["owner"]] * len(cards)
             run = is_run(cards)
+            aces = four_aces(cards, self.rules)
             for c, o in zip(cards, owners):
                 low = run and c[0] == "A" and not c.startswith("JK") and self.ace_low.get(i, False)
-                pts[o] += card_value(c, self.rules, low_ace=low)
+                pts[o] += 25 if aces and c != "JK" else card_value(c, self.rules, low_ace=low)
         return pts
 
 
@@ -204,6 +246,9 @@ def placement_effect(sd: dict, actor: int, action: str, rules: Rules) -> tuple[l
         if words[1] == "JK":
             return ["JK"], 15
         card = words[1]
+        target = ace_group_target(sd, action) if rules.card_values == "four_aces_100" else None
+        if target is not None and len(sd["melds"][target]["cards"]) == 3:
+            return [card], 25  # the fourth natural ace of a group of aces (RULES §8.7 four_aces_100)
         if words[2] == "group" or card[0] != "A":
             return [card], card_value(card, rules)
         # An ace on a run: the earliest run that accepts it; the high end if it fits both.
@@ -225,7 +270,7 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
     verb, phase = words[0], sd["phase"]
     hand = collections.Counter(sd["hands"][actor])
     ctx = f"{action!r} offered to player_{actor} in phase {phase}"
-    if verb in ("draw", "stop", "take"):
+    if verb in ("draw", "stop", "take", "skip"):
         assert phase == "draw", ctx
     elif verb == "rummy":
         assert phase == "rummy", ctx
@@ -234,8 +279,14 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
     elif phase == "out_of_turn":  # RULES §8.6: melds and lay-offs only, keeping a card
         assert rules.meld_out_of_turn and verb in ("meld", "layoff"), ctx
         assert sum(hand.values()) > (3 if verb == "meld" else 1), f"{ctx}: it would leave no card"
+    elif phase == "opening":  # RULES §8.4: the first player's whole first turn is a discard
+        assert verb == "discard" and rules.first_discard == "player" and not sd["discard"], ctx
     else:
         assert phase == "play", ctx
+    if verb == "skip":  # RULES §8.7 play_out: play without drawing once the stock is empty
+        assert rules.stock_exhausted == "play_out" and not sd["stock"], ctx
+    elif verb == "stop":
+        assert rules.stock_exhausted != "play_out", f"{ctx}: play_out never stops a hand"
     if verb == "draw":
         assert sd["stock"], f"{ctx} with an empty stock"
     elif verb == "stop":
@@ -348,16 +399,40 @@ class TransitionChecker:
         self.hands_ended = 0
         self.game_over = False
         self.kinds_seen: collections.Counter = collections.Counter()
+        self.turn_new = set(first.get("turn_melds") or [])
         self.check_state(first, "start")
         if from_deal:
             self.check_fresh_deal(first)
 
     def check_fresh_deal(self, sd: dict) -> None:
         size = dealt_hand_size(self.rules)
-        assert [len(h) for h in sd["hands"]] == [size] * self.n, [len(h) for h in sd["hands"]]
-        assert len(sd["discard"]) == 1 and sd["melds"] == [] and sd["phase"] == "draw"
-        assert sd["current_player"] == (sd["dealer"] + 1) % self.n
+        first = (sd["dealer"] + 1) % self.n
+        self.turn_new: set[int] = set()
+        if self.rules.first_discard == "player":  # RULES §8.4: one extra card to the first player, no pile card
+            want = [size + (p == first) for p in range(self.n)]
+            assert [len(h) for h in sd["hands"]] == want, [len(h) for h in sd["hands"]]
+            assert sd["discard"] == [] and sd["melds"] == [] and sd["phase"] == "opening"
+        else:
+            assert [len(h) for h in sd["hands"]] == [size] * self.n, [len(h) for h in sd["hands"]]
+            assert len(sd["discard"]) == 1 and sd["melds"] == [] and sd["phase"] == "draw"
+        assert sd["current_player"] == first
         assert sd["melded_points"] == [0] * self.n
+
+    def track_turn_melds(self, prev: dict, action: str) -> None:
+        """The melds the actor put down since their turn began (RULES §8.7 seven_run_bonus)."""
+        if prev["phase"] in ("draw", "rummy", "opening", "out_of_turn"):  # a turn (or a caller's turn) starts
+            self.turn_new = set()
+        if "turn_melds" in prev:
+            assert sorted(prev["turn_melds"]) == sorted(self.turn_new), (
+                f"turn_melds {prev['turn_melds']} != {sorted(self.turn_new)} before {action!r}"
+            )
+        if action.startswith("meld") and prev["phase"] != "out_of_turn":  # out of turn is nobody's turn
+            self.turn_new.add(len(prev["melds"]))
+
+    def seven_run(self, prev: dict) -> bool:
+        """A run of 7 or more cards put down this turn (a new run plus lay-offs onto it)."""
+        melds = prev["melds"]
+        return any(i < len(melds) and is_run(melds[i]["cards"]) and len(melds[i]["cards"]) >= 7 for i in self.turn_new)
 
     def check_state(self, sd: dict, where: str) -> None:
         assert sd["phase"] in PHASES, where
@@ -384,12 +459,13 @@ class TransitionChecker:
         where = f"step {step_no}: player_{actor} {action!r}"
         self.kinds_seen[action_kind(action)] += 1
         assert prev["current_player"] == actor, where
+        self.track_turn_melds(prev, action)
         check_action_plausible(prev, actor, action, rules)
         assert abs(sum(rewards)) < 1e-5, f"{where}: rewards {rewards} do not sum to zero"
         melded = self.scorer.points(prev["melds"], n)
         self.check_state(new, where)
 
-        new_hand = new["dealer"] != prev["dealer"] or (new["phase"] == "game_over")
+        new_hand = new["hand_no"] != prev["hand_no"] or (new["phase"] == "game_over")
         placed = placement_effect(prev, actor, action, rules)
         if not new_hand:
             self.check_effect(prev, actor, action, new, placed, where)
@@ -410,15 +486,21 @@ class TransitionChecker:
             after[action.split()[1]] -= 1
         else:
             assert action == "stop", f"{where}: a hand can only end by going out or by 'stop'"
+            assert rules.stock_exhausted != "play_out", f"{where}: under play_out only going out ends a hand"
         after = +after
         went_out = None
         if action != "stop":
             assert not after, f"{where}: the hand ended but player_{actor} still holds {sorted(after.elements())}"
             went_out = actor
         melded[actor] += gained
+        for owner, extra in four_aces_completion(prev, actor, action, rules).items():
+            melded[owner] += extra
         hands = [collections.Counter(h) for h in prev["hands"]]
         hands[actor] = after
-        expected = [melded[p] - hand_value(hands[p].elements(), rules) for p in range(n)]
+        penalty = not (went_out is None and rules.stock_exhausted == "end_no_penalty")  # RULES §8.7
+        expected = [melded[p] - penalty * hand_value(hands[p].elements(), rules) for p in range(n)]
+        if went_out is not None and action.startswith("discard") and self.seven_run(prev):
+            expected[went_out] += rules.seven_run_bonus  # RULES §8.7: the Master Rummy hand
         if went_out is not None:
             expected[went_out] += rules.going_out_bonus
         winner = None
@@ -447,7 +529,10 @@ class TransitionChecker:
             assert new["hands_played"] == prev["hands_played"] + 1, where
             if winner is None:
                 assert new["phase"] != "game_over", f"{where}: game over with scores {totals}"
-                assert new["dealer"] == (prev["dealer"] + 1) % n, f"{where}: the deal passes to the left"
+                dealer = (prev["dealer"] + 1) % n
+                if rules.next_dealer == "winner" and went_out is not None:
+                    dealer = went_out
+                assert new["dealer"] == dealer, f"{where}: dealer {new['dealer']}, expected {dealer} (RULES §1, §8.4)"
                 self.check_fresh_deal(new)
             else:
                 assert new["phase"] == "game_over", f"{where}: player_{winner} should have won with {totals}"
@@ -466,9 +551,12 @@ class TransitionChecker:
         before, after = collections.Counter(prev["hands"][actor]), collections.Counter(new["hands"][actor])
         reshuffled = self.rules.stock_exhausted == "reshuffle" and len(new["stock"]) > len(prev["stock"])
         if verb == "draw":
-            assert after - before == collections.Counter([prev["stock"][0]]) and not before - after, where
+            drawn = prev["stock"][: self.rules.stock_draw]  # RULES §8.3: two cards (the last one alone)
+            assert after - before == collections.Counter(drawn) and not before - after, where
             if not reshuffled:
-                assert new["stock"] == prev["stock"][1:], where
+                assert new["stock"] == prev["stock"][len(drawn) :], where
+        elif verb == "skip":
+            assert after == before and new["phase"] == "play" and new["discard"] == prev["discard"], where
         elif verb in ("take", "rummy"):
             depth = int(words[1])
             taken = prev["discard"][len(prev["discard"]) - 1 - depth :]
@@ -477,7 +565,8 @@ class TransitionChecker:
             assert not collections.Counter(taken) - collections.Counter(new["known"][actor]), (
                 f"{where}: cards taken from the pile must be known: {taken} vs {new['known'][actor]}"
             )
-            if verb == "rummy" or depth > 0 or self.rules.take_top_requires_meld:
+            play_out = self.rules.stock_exhausted == "play_out" and not prev["stock"]  # every take obliges
+            if verb == "rummy" or depth > 0 or self.rules.take_top_requires_meld or play_out:
                 assert new["obliged"] == taken[0], f"{where}: obliged {new['obliged']}, expected {taken[0]}"
             else:
                 assert new["obliged"] is None and new["top_taken"] == taken[0], where
@@ -489,6 +578,8 @@ class TransitionChecker:
             else:
                 assert new["discard"] == prev["discard"] + [card], where
             assert new["current_player"] != actor, where
+            if prev["phase"] == "opening":  # RULES §8.4: no "Rummy!" window after the opening discard
+                assert new["phase"] == "draw" and new["current_player"] == (actor + 1) % self.n, where
         elif verb in ("meld", "layoff"):
             used, _ = placed
             assert before - after == collections.Counter(used) and not after - before, (
@@ -543,7 +634,14 @@ def random_rules(rng: random.Random, **fixed: Any) -> Rules:
         d[name] = rng.choice(values)
     for name in FLAG_FIELDS:
         d[name] = rng.random() < 0.35
+    d["stock_draw"] = rng.choice([1, 1, 2])
+    d["seven_run_bonus"] = rng.choice([0, 0, 500])
     d.update(fixed)
+    if d["stock_exhausted"] == "play_out" and d["going_out"] in ("float", "float_unplayable_discard"):
+        if "going_out" in fixed:  # RULES §8.7: play_out cannot be combined with floating
+            d["stock_exhausted"] = "end"
+        else:
+            d["going_out"] = "any"
     if d["players"] == 4 and rng.random() < 0.3:  # RULES §8.1-8.2: partnership, Persian scoring
         d.update(partnership=True, joker_points=rng.choice([15, 20]), going_out_bonus=rng.choice([0, 25]))
         if d["episode"] == "game" and not d["must_go_out_to_win"] and "target_score" not in fixed:
@@ -562,6 +660,8 @@ def make_valid_rules(d: dict) -> Rules:
                 d["hand_size"] = None
             elif "needs" in str(err):
                 d["decks"] = None
+            elif "play_out" in str(err):
+                d["going_out"] = "any"
             else:
                 raise
     return Rules.from_dict(d)
@@ -578,6 +678,8 @@ def rules_strategy():
         "hand_size": st.sampled_from([None, None, 4, 10]),
         "target_score": st.sampled_from([50, 100, 500]),
         "first_meld_minimum": st.sampled_from([0, 0, 30]),
+        "stock_draw": st.sampled_from([1, 2]),
+        "seven_run_bonus": st.sampled_from([0, 500]),
         **{name: st.sampled_from(values) for name, values in CHOICE_FIELDS.items()},
         **{name: st.booleans() for name in FLAG_FIELDS},
     }

@@ -73,6 +73,11 @@ BAD_RULES = [
     ("going_out_bonus", -25), ("going_out_bonus", None),
     ("deals", 0), ("deals", 1.5),
     ("final_bonus", "50"),
+    ("stock_draw", 3), ("stock_draw", True), ("stock_draw", 0),
+    ("first_discard", "dealer"), ("first_discard", None),
+    ("next_dealer", "right"),
+    ("seven_run_bonus", -500), ("seven_run_bonus", 500.0),
+    ("meld_out_of_turn", 1),
 ]
 
 
