@@ -27,7 +27,7 @@ from rummy_env.actions import RUMMY, TAKE
 from rummy_env.cards import SUIT_SYMBOLS, SUITS, card_text
 from rummy_env.engine import Engine
 from rummy_env.engine.explain import explain_illegal
-from rummy_env.engine.state import PLAY_PHASE, RUMMY_PHASE
+from rummy_env.engine.state import OPENING_PHASE, PLAY_PHASE, RUMMY_PHASE
 from rummy_env.render import render_table
 
 from .base import Agent
@@ -201,6 +201,8 @@ class HumanAgent(Agent):
             top = self.show(int(s.pile[g, s.pile_len[g] - 1]))
             who = int(s.discarder[g])
             return f'"Rummy!" window: player_{who} discarded {top}. player_{seat}, call "rummy D" or "pass".'
+        if phase == OPENING_PHASE:
+            return f"player_{seat}: start the discard pile - discard any card (no draw, no melding)."
         if phase == PLAY_PHASE:
             if s.obliged[g] >= 0:
                 return f"player_{seat}: meld {self.show(int(s.obliged[g]))} now (you took it from the pile)."
