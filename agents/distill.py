@@ -178,6 +178,7 @@ class CloneStats:
     accuracy: float  # top-1 agreement with the teacher on the training rows (during the epoch)
     holdout_accuracy: float  # top-1 agreement on the held-out rows (nan without them)
     holdout_loss: float  # masked cross-entropy on the held-out rows
+    holdout_value_loss: float  # the value head's squared error on the held-out rows
 
 
 def clone(
@@ -219,8 +220,8 @@ def clone(
             sums += (loss.item() * len(rows), value_loss.item() * len(rows), hits, len(rows))
             if step is not None:
                 step(len(rows))
-        held = evaluate_clone(policy, holdout, batch_size) if holdout is not None and len(holdout) else (np.nan,) * 2
-        stats = CloneStats(epoch, sums[0] / sums[3], sums[1] / sums[3], sums[2] / sums[3], held[0], held[1])
+        held = evaluate_clone(policy, holdout, batch_size) if holdout is not None and len(holdout) else (np.nan,) * 3
+        stats = CloneStats(epoch, sums[0] / sums[3], sums[1] / sums[3], sums[2] / sums[3], *held)
         history.append(stats)
         if progress is not None:
             progress(stats)
@@ -249,16 +250,18 @@ def _losses(policy: Any, data: Demonstrations) -> tuple[Any, Any, int]:
     return loss, value_loss, hits
 
 
-def evaluate_clone(policy: Any, data: Demonstrations, batch_size: int = 1024) -> tuple[float, float]:
-    """(top-1 agreement with the teacher, mean masked cross-entropy) of ``policy`` on ``data``."""
+def evaluate_clone(policy: Any, data: Demonstrations, batch_size: int = 1024) -> tuple[float, float, float]:
+    """(top-1 agreement with the teacher, mean masked cross-entropy, value squared error) of ``policy`` on ``data``."""
     import torch as th
 
     policy.set_training_mode(False)
-    hits, loss = 0, 0.0
+    hits, loss, value_loss = 0, 0.0, 0.0
     with th.no_grad():
         for start in range(0, len(data), batch_size):
             part = data.take(np.arange(start, min(start + batch_size, len(data))))
-            part_loss, _, part_hits = _losses(policy, part)
+            part_loss, part_value_loss, part_hits = _losses(policy, part)
             hits += part_hits
             loss += part_loss.item() * len(part)
-    return hits / max(len(data), 1), loss / max(len(data), 1)
+            value_loss += part_value_loss.item() * len(part)
+    n = max(len(data), 1)
+    return hits / n, loss / n, value_loss / n

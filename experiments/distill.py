@@ -160,12 +160,13 @@ def fit(cfg: DictConfig, model, train_rows: Demonstrations, held: Demonstrations
     def epoch_done(stats: CloneStats) -> None:
         history.append(stats)
         log.info(
-            "epoch %d: loss %.3f, value loss %.3f, agreement %.3f (held out %.3f)",
+            "epoch %d: loss %.3f, value loss %.3f, agreement %.3f (held out: %.3f, value loss %.3f)",
             stats.epoch,
             stats.loss,
             stats.value_loss,
             stats.accuracy,
             stats.holdout_accuracy,
+            stats.holdout_value_loss,
         )
         with open(out / "bc.csv", "w", newline="") as f:
             rows = csv.DictWriter(f, fieldnames=[field.name for field in dataclasses.fields(CloneStats)])
@@ -248,11 +249,12 @@ def write_report(
         + f"); {d.holdout:.0%} of the games held out",
         f"- {d.epochs} epochs, batch {d.batch_size}, lr {d.learning_rate}, value weight {d.value_coef}",
         "",
-        "| epoch | loss | value loss | agreement (train) | agreement (held out) |",
-        "|---|---|---|---|---|",
+        "| epoch | loss | value loss | agreement (train) | agreement (held out) | value loss (held out) |",
+        "|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {s.epoch} | {s.loss:.3f} | {s.value_loss:.3f} | {s.accuracy:.3f} | {s.holdout_accuracy:.3f} |"
+        f"| {s.epoch} | {s.loss:.3f} | {s.value_loss:.3f} | {s.accuracy:.3f} | {s.holdout_accuracy:.3f} "
+        f"| {s.holdout_value_loss:.3f} |"
         for s in history
     ]
     if rows:
