@@ -33,6 +33,7 @@ from stable_baselines3.common.logger import configure
 from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
 
+from agents import make_agent
 from agents.checkpoints import record_rules, table_label
 from agents.distill import CloneStats, Demonstrations, clone, collect
 from agents.selfplay import TrainVecEnv
@@ -125,6 +126,9 @@ def distill(cfg: DictConfig, out: Path, command: str = "") -> dict:
     out.mkdir(parents=True, exist_ok=True)
     OmegaConf.save({k: v for k, v in cfg.items() if k != "hydra"}, out / "config.yaml", resolve=True)
     log.info("run folder %s: clone %s on %s into %s", out, cfg.teacher.name, table_label(rules), cfg.algo.name)
+    names = [] if cfg.teacher.data else [cfg.teacher.name, *(cfg.teacher.opponents or {})]
+    for name in [*names, *cfg.eval.opponents]:  # a misspelt agent fails now, not after the work
+        make_agent(str(name), rules)
     model = build_policy_model(cfg, rules)  # before playing: a wrong algo fails now
     data = demonstrations(cfg, rules, out)
     if data.obs.shape[1:] != model.observation_space.shape or data.mask.shape[1] != model.action_space.n:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -146,3 +149,10 @@ def test_pool_keeps_the_warm_start_as_a_fixed_member(distilled):
     assert not agents[1].deterministic
     with pytest.raises(ValueError, match="weight"):
         pool.add_fixed("random", -1.0)
+
+
+def test_a_mistake_on_the_command_line_is_one_error_line(tmp_path):
+    cmd = [sys.executable, "-m", "experiments.distill", "teacher.name=nobody", f"hydra.run.dir={tmp_path}"]
+    done = subprocess.run(cmd, cwd=CONFIGS.parent, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [done.stderr.strip()], done.stderr
+    assert "error: unknown agent 'nobody'" in done.stderr
