@@ -4,6 +4,7 @@
     python -m experiments.train env=four_players algo.learning_rate=1e-4 train.steps=5e6
     python -m experiments.train algo=ppo_mlp opponents=greedy     # the MLP baseline against greedy
     python -m experiments.train --multirun train.seed=0,1,2       # a seed sweep
+    python -m experiments.train train.init=outputs/distill/latest.zip opponents=selfplay_init  # from a BC warm start
     python -m experiments.train hydra.run.dir=<old run dir>       # resume an interrupted run
 
 Read top to bottom: compose the config (``configs/train.yaml``), build the batched

