@@ -41,8 +41,9 @@ class GameResults:
         """
         if self.partnership:
             sides = self.side_scores()
-            won = np.where(self.winner >= 0, self.winner % 2, np.where(sides[:, 0] == sides[:, 1], -1,
-                                                                       np.argmax(sides, axis=1)))
+            won = np.where(
+                self.winner >= 0, self.winner % 2, np.where(sides[:, 0] == sides[:, 1], -1, np.argmax(sides, axis=1))
+            )
             side_share = np.where(won[:, None] < 0, 0.5, (np.arange(2)[None, :] == won[:, None]).astype(np.float64))
             return side_share[:, [0, 1, 0, 1]]
         shares = np.zeros(self.scores.shape, dtype=np.float64)
@@ -64,9 +65,7 @@ class Progress:
     hands_expected: float | None  # None until a hand has ended
 
 
-def measure_progress(
-    engine: Engine, rules: Rules, slot_game: np.ndarray, hands: np.ndarray, total: int
-) -> Progress:
+def measure_progress(engine: Engine, rules: Rules, slot_game: np.ndarray, hands: np.ndarray, total: int) -> Progress:
     """Count finished games and hands; expect ``hands x target / leader's score`` hands of a game under way."""
     live = np.flatnonzero(slot_game >= 0)
     done = hands > 0

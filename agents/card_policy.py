@@ -43,7 +43,17 @@ from rummy_env.rules import Rules
 
 RUN_OFFSETS = (-2, -1, 0, 1, 2)  # initial band of the rank-mixing matrix (circular: K and A are neighbours)
 LEGACY_MODULE = "rummy_env.policy"  # the module path that older checkpoints name for CardPolicy
-CARD_SECTIONS = ("hand", "known", "placed", "table_jokers", "accept_run", "accept_group", "pile", "obliged", "top_taken")
+CARD_SECTIONS = (
+    "hand",
+    "known",
+    "placed",
+    "table_jokers",
+    "accept_run",
+    "accept_group",
+    "pile",
+    "obliged",
+    "top_taken",
+)
 
 
 def card_policy_kwargs(rules: Rules, **overrides: Any) -> dict[str, Any]:
@@ -71,10 +81,14 @@ class CardNet(nn.Module):
         super().__init__()
         layout = obs_layout(players, copies)
         if obs_dim != layout.size:
-            raise ValueError(f"CardNet for {players} players and {copies} copies expects observations of {layout.size}, got {obs_dim}")
+            raise ValueError(
+                f"CardNet for {players} players and {copies} copies expects observations of {layout.size}, got {obs_dim}"
+            )
         actions = action_layout(deck_size)
         if actions.num_actions != num_actions:
-            raise ValueError(f"the action layout of a {deck_size}-card deck has {actions.num_actions} actions, the space has {num_actions}")
+            raise ValueError(
+                f"the action layout of a {deck_size}-card deck has {actions.num_actions} actions, the space has {num_actions}"
+            )
         d, K = token_dim, deck_size
         self.players, self.copies, self.deck_size, self.d, self.hidden = players, copies, K, d, hidden
         self.latent_dim_pi, self.latent_dim_vf = num_actions, value_hidden
@@ -154,7 +168,7 @@ class CardNet(nn.Module):
         if self.embed is not None:
             h = h + self.embed
         h = th.relu(h)
-        for layer, (run, group, joker) in enumerate(zip(self.run_mix, self.group_mix, self.joker_mix)):
+        for layer, (run, group, joker) in enumerate(zip(self.run_mix, self.group_mix, self.joker_mix, strict=False)):
             grid = h[:, :NUM_NATURAL].reshape(B, 4, NUM_RANKS, d)
             runs = th.matmul(self.rank_mix[layer], run(grid))  # along the ranks of each suit
             groups = group(grid.mean(1, keepdim=True))  # across the suits of each rank

@@ -19,7 +19,8 @@ the end of the input raises ``HumanQuit``.
 from __future__ import annotations
 
 import sys
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 import numpy as np
 
@@ -44,7 +45,7 @@ Type the number of a move or the move itself, for example:
 Other commands: table, moves, hint, help, quit. Cards: A 2-9 T (or 10) J Q K + C D H S, JK."""
 
 _QUIT = ("quit", "exit", "q", ":q")
-_SYMBOL_TO_SUIT = str.maketrans({sym: letter for sym, letter in zip(SUIT_SYMBOLS, SUITS)})
+_SYMBOL_TO_SUIT = str.maketrans(dict(zip(SUIT_SYMBOLS, SUITS, strict=False)))
 
 
 class HumanQuit(Exception):
@@ -66,7 +67,7 @@ class HumanAgent(Agent):
 
     def __init__(
         self,
-        input: TextIO | None = None,  # noqa: A002 - the natural name
+        input: TextIO | None = None,
         output: TextIO | None = None,
         hint: Agent | None = None,
         symbols: bool = True,

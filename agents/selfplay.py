@@ -184,4 +184,3 @@ class OpponentPool:
         agents, weights = self.members()
         total = sum(weights)
         return ", ".join(f"{a.name}:{w / total:.2f}" for a, w in zip(agents, weights, strict=True))
-

@@ -1,6 +1,6 @@
 """Evaluation throughput: complete 2-player games to 500 per second between heuristic agents, played in batch.
 
-    python benchmarks/evaluate_speed.py --games 2048 --batch 1024
+python benchmarks/evaluate_speed.py --games 2048 --batch 1024
 """
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ import numpy as np
 if __package__ in (None, ""):  # run as `python benchmarks/profile_engine.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.throughput import desynchronised_state, random_legal_actions  # noqa: E402
-from rummy_env import Engine, Rules  # noqa: E402
+from benchmarks.throughput import desynchronised_state, random_legal_actions
+from rummy_env import Engine, Rules
 
 
 def parse_args() -> argparse.Namespace:
@@ -102,14 +102,16 @@ def main() -> None:
         profiler.disable()
         if args.save:
             profiler.dump_stats(f"{args.save}_b{batch}.pstats")
-        print(f"\n{'=' * 100}\n{header}: {steps} steps in {args.seconds:g} s, {steps * batch} agent-steps "
-              f"(under cProfile)\n{'=' * 100}")
+        print(
+            f"\n{'=' * 100}\n{header}: {steps} steps in {args.seconds:g} s, {steps * batch} agent-steps "
+            f"(under cProfile)\n{'=' * 100}"
+        )
         for key, title in (("cumulative", "by cumulative time"), ("tottime", "by own (total) time")):
             out = io.StringIO()
             stats = pstats.Stats(profiler, stream=out).strip_dirs().sort_stats(key)
             stats.print_stats(args.top)
             text = out.getvalue()
-            body = text[text.index("   ncalls"):] if "   ncalls" in text else text  # drop pstats' preamble
+            body = text[text.index("   ncalls") :] if "   ncalls" in text else text  # drop pstats' preamble
             print(f"\n--- {header}, top {args.top} {title} ---\n{body.rstrip()}")
 
 

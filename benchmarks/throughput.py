@@ -87,8 +87,13 @@ def parse_args() -> Args:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-baselines", action="store_true", help="skip the OpenSpiel and RLCard rows")
     p.add_argument("--no-desync", action="store_true", help="engine batches start in lock-step (fresh deals)")
-    p.add_argument("--rows", nargs="+", choices=ROWS, default=list(ROWS),
-                   help="rows to run (default all; engine rows take their sizes from --batches)")
+    p.add_argument(
+        "--rows",
+        nargs="+",
+        choices=ROWS,
+        default=list(ROWS),
+        help="rows to run (default all; engine rows take their sizes from --batches)",
+    )
     a = p.parse_args()
     seconds = a.seconds if a.seconds is not None else (1.5 if a.quick else 8.0)
     warmup = 0.3 if a.quick else 1.0
@@ -301,8 +306,14 @@ def bench_openspiel(args: Args) -> Row | str:
     run(args.warmup, dict.fromkeys(parts, 0.0))
     split = dict.fromkeys(parts, 0.0)
     steps, games, seconds = run(args.seconds, split)
-    return Row(f"OpenSpiel gin_rummy {pyspiel.__version__ if hasattr(pyspiel, '__version__') else ''}".strip(),
-               1, steps, games, seconds, split)
+    return Row(
+        f"OpenSpiel gin_rummy {pyspiel.__version__ if hasattr(pyspiel, '__version__') else ''}".strip(),
+        1,
+        steps,
+        games,
+        seconds,
+        split,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,10 +382,14 @@ def load_average() -> str:
 def main() -> None:
     args = parse_args()
     print("## Random legal play throughput\n")
-    print(f"- CPU: {platform.processor() or platform.machine()}, {os.cpu_count()} logical cores "
-          f"(usable: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'})")
-    print(f"- Python {platform.python_version()} ({platform.python_implementation()}), numpy {np.__version__}, "
-          f"{platform.system()} {platform.release()}")
+    print(
+        f"- CPU: {platform.processor() or platform.machine()}, {os.cpu_count()} logical cores "
+        f"(usable: {len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'})"
+    )
+    print(
+        f"- Python {platform.python_version()} ({platform.python_implementation()}), numpy {np.__version__}, "
+        f"{platform.system()} {platform.release()}"
+    )
     print(f"- {args.seconds:g} s timed per row after {args.warmup:g} s warm-up, seed {args.seed}, one process")
     print(f"- load average before: {load_average()}\n", flush=True)
 
@@ -386,8 +401,10 @@ def main() -> None:
         t = time.perf_counter()
         steps = 500 if args.quick else 1000  # ~1 / ~2 mean game lengths under random play
         pool_state = desynchronised_state(Rules(), max(args.batches), args.seed, steps)
-        notes.append(f"engine batches > 1 start desynchronised: snapshots of 128 games at random steps of a "
-                     f"{steps}-step random-play run ({time.perf_counter() - t:.1f} s)")
+        notes.append(
+            f"engine batches > 1 start desynchronised: snapshots of 128 games at random steps of a "
+            f"{steps}-step random-play run ({time.perf_counter() - t:.1f} s)"
+        )
     benches = {
         "aec": bench_aec,
         "aec-hand": lambda a: bench_aec(a, episode="hand"),
@@ -419,8 +436,10 @@ def main() -> None:
             if r is not ref:
                 print(f"- {r.name}: {r.steps_per_s / ref.steps_per_s:.2f}x")
         print()
-    notes.append('500 Rummy games run to 500 points (several hands) except in the episode="hand" row; the Gin '
-                 "Rummy rows count single hands, so compare games/s with them only on that row")
+    notes.append(
+        '500 Rummy games run to 500 points (several hands) except in the episode="hand" row; the Gin '
+        "Rummy rows count single hands, so compare games/s with them only on that row"
+    )
     notes.append(f"load average after: {load_average()} (on {os.cpu_count()} cores)")
     for n in notes:
         print(f"- {n}")

@@ -29,10 +29,23 @@ from rummy_env.records import RecordWriter
 from rummy_env.rules import Rules
 
 log = logger("evaluate")
-NUMBERS = {"deals": Number(int, 1), "batch": Number(int, 1), "seed": Number(int, 0),
-           "max_steps": Number(int, 1, optional=True)}
-FORMATS = {"wins": "{:.1f}", "win_rate": "{:.3f}", "ci_low": "{:.3f}", "ci_high": "{:.3f}", "hand_score": "{:.1f}",
-           "margin": "{:.1f}", "mu": "{:.2f}", "sigma": "{:.2f}", "rating": "{:.2f}"}
+NUMBERS = {
+    "deals": Number(int, 1),
+    "batch": Number(int, 1),
+    "seed": Number(int, 0),
+    "max_steps": Number(int, 1, optional=True),
+}
+FORMATS = {
+    "wins": "{:.1f}",
+    "win_rate": "{:.3f}",
+    "ci_low": "{:.3f}",
+    "ci_high": "{:.3f}",
+    "hand_score": "{:.1f}",
+    "margin": "{:.1f}",
+    "mu": "{:.2f}",
+    "sigma": "{:.2f}",
+    "rating": "{:.2f}",
+}
 
 
 def display_names(agents: Sequence[str]) -> list[str]:
@@ -125,8 +138,16 @@ def summarise(rows: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
         low, high = wilson_interval(wins, seats)
         hands = group.hands.sum()
         out.append(
-            {"agent": names[int(k)], "seats": seats, "wins": wins, "win_rate": wins / seats, "ci_low": low,
-             "ci_high": high, "hand_score": group.score.sum() / hands, "margin": group.margin.sum() / hands}
+            {
+                "agent": names[int(k)],
+                "seats": seats,
+                "wins": wins,
+                "win_rate": wins / seats,
+                "ci_low": low,
+                "ci_high": high,
+                "hand_score": group.score.sum() / hands,
+                "margin": group.margin.sum() / hands,
+            }
         )
     return pd.DataFrame(out)
 
@@ -149,8 +170,18 @@ def side_stats(results: GameResults, names: Sequence[str], lineup: Sequence[str]
     for (name, side), group in rows.groupby(["lineup", "side"], sort=False):
         wins, games = float(group.win.sum()), len(group)
         low, high = wilson_interval(wins, games)
-        out.append({"lineup": name, "side": side, "games": games, "wins": wins, "win_rate": wins / games,
-                    "ci_low": low, "ci_high": high, "margin": group.margin.sum() / group.hands.sum()})
+        out.append(
+            {
+                "lineup": name,
+                "side": side,
+                "games": games,
+                "wins": wins,
+                "win_rate": wins / games,
+                "ci_low": low,
+                "ci_high": high,
+                "margin": group.margin.sum() / group.hands.sum(),
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -169,8 +200,17 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
     meta = {"app": "evaluate", "seed": cfg["seed"]}
     recorder = None if record_path is None else RecordWriter(record_path, rules, meta=meta)
     with hands_bar(len(seeds), "tournament", enabled=cfg.get("progress", True)) as progress:
-        results = play_games(rules, agents, seats, seeds, batch=cfg["batch"], max_steps=cfg["max_steps"],
-                             check=bool(cfg["check"]), progress=progress, recorder=recorder)
+        results = play_games(
+            rules,
+            agents,
+            seats,
+            seeds,
+            batch=cfg["batch"],
+            max_steps=cfg["max_steps"],
+            check=bool(cfg["check"]),
+            progress=progress,
+            recorder=recorder,
+        )
     if recorder is not None:
         recorder.close()
 
@@ -201,12 +241,18 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
     return tables
 
 
-AGENTS_TITLE = ("Agents over all their games, ranked by OpenSkill rating (mu - 3 sigma): win rate per seat "
-                "with its 95% Wilson interval; hand score and margin (over the mean opponent) per hand")
-SIDES_TITLE = ("Sides (partnership): each line-up's two sides, seats 0+2 and 1+3, over its seat rotations; win rate "
-               "with its 95% Wilson interval, side score margin per hand")
-LINEUPS_TITLE = ("Head-to-head: each line-up's games on their own (an agent can win a line-up and rank "
-                 "lower overall, where its other games count too)")
+AGENTS_TITLE = (
+    "Agents over all their games, ranked by OpenSkill rating (mu - 3 sigma): win rate per seat "
+    "with its 95% Wilson interval; hand score and margin (over the mean opponent) per hand"
+)
+SIDES_TITLE = (
+    "Sides (partnership): each line-up's two sides, seats 0+2 and 1+3, over its seat rotations; win rate "
+    "with its 95% Wilson interval, side score margin per hand"
+)
+LINEUPS_TITLE = (
+    "Head-to-head: each line-up's games on their own (an agent can win a line-up and rank "
+    "lower overall, where its other games count too)"
+)
 
 
 def text_table(df: pd.DataFrame) -> str:
@@ -236,18 +282,23 @@ def markdown(tables: dict[str, pd.DataFrame], cfg: dict[str, Any]) -> str:
     """The report: what was played, the per-agent table, the per-line-up table."""
     games = tables["games"]
     changed = {k: v for k, v in Rules.from_dict(cfg["rules"]).to_dict().items() if v != getattr(Rules(), k)}
-    return "\n\n".join(
-        [
-            "# Tournament",
-            (f"{len(games)} games ({int(games.truncated.sum())} truncated), seed {cfg['seed']}, "
-             f"rules: {changed or 'defaults'}."),
-            f"## Agents\n\n{AGENTS_TITLE}.",
-            markdown_table(tables["agents"]),
-            f"## Line-ups\n\n{LINEUPS_TITLE}.",
-            markdown_table(tables["lineups"]),
-            *([f"## Sides\n\n{SIDES_TITLE}.", markdown_table(tables["sides"])] if "sides" in tables else []),
-        ]
-    ) + "\n"
+    return (
+        "\n\n".join(
+            [
+                "# Tournament",
+                (
+                    f"{len(games)} games ({int(games.truncated.sum())} truncated), seed {cfg['seed']}, "
+                    f"rules: {changed or 'defaults'}."
+                ),
+                f"## Agents\n\n{AGENTS_TITLE}.",
+                markdown_table(tables["agents"]),
+                f"## Line-ups\n\n{LINEUPS_TITLE}.",
+                markdown_table(tables["lineups"]),
+                *([f"## Sides\n\n{SIDES_TITLE}.", markdown_table(tables["sides"])] if "sides" in tables else []),
+            ]
+        )
+        + "\n"
+    )
 
 
 def plot(table: pd.DataFrame, path: Path) -> None:

@@ -33,8 +33,11 @@ from rummy_env.records import RecordWriter
 from rummy_env.render import render_table
 from rummy_env.rules import Rules
 
-NUMBERS = {"seed": Number(int, 0, optional=True), "max_steps": Number(int, 1, optional=True),
-           "delay": Number(float, 0, optional=True)}
+NUMBERS = {
+    "seed": Number(int, 0, optional=True),
+    "max_steps": Number(int, 1, optional=True),
+    "delay": Number(float, 0, optional=True),
+}
 
 
 def build_rules(players: int | None, rules: dict[str, Any] | None, preset: dict[str, Any] | None = None) -> Rules:

@@ -57,23 +57,48 @@ from rummy_env import Rules
 
 log = logger("train")
 NUMBERS = {
-    "train.steps": Number(int, 0), "train.time_limit_min": Number(float, 0, optional=True),
-    "train.seed": Number(int, 0), "train.num_envs": Number(int, 1), "train.win_bonus": Number(float),
-    "train.max_steps": Number(int, 1), "train.torch_threads": Number(int, 1), "train.checkpoint_every": Number(int, 1),
-    "eval.every": Number(int, 0), "eval.games": Number(int, 1), "eval.final_games": Number(int, 1),
-    "eval.seed": Number(int, 0), "eval.max_steps": Number(int, 1),
-    "algo.learning_rate": Number(float, 0), "algo.lr_final_fraction": Number(float, 0), "algo.n_steps": Number(int, 1),
-    "algo.batch_size": Number(int, 1), "algo.n_epochs": Number(int, 1), "algo.gamma": Number(float, 0),
-    "algo.gae_lambda": Number(float, 0), "algo.clip_range": Number(float, 0), "algo.ent_coef": Number(float),
-    "algo.vf_coef": Number(float), "algo.max_grad_norm": Number(float, 0),
+    "train.steps": Number(int, 0),
+    "train.time_limit_min": Number(float, 0, optional=True),
+    "train.seed": Number(int, 0),
+    "train.num_envs": Number(int, 1),
+    "train.win_bonus": Number(float),
+    "train.max_steps": Number(int, 1),
+    "train.torch_threads": Number(int, 1),
+    "train.checkpoint_every": Number(int, 1),
+    "eval.every": Number(int, 0),
+    "eval.games": Number(int, 1),
+    "eval.final_games": Number(int, 1),
+    "eval.seed": Number(int, 0),
+    "eval.max_steps": Number(int, 1),
+    "algo.learning_rate": Number(float, 0),
+    "algo.lr_final_fraction": Number(float, 0),
+    "algo.n_steps": Number(int, 1),
+    "algo.batch_size": Number(int, 1),
+    "algo.n_epochs": Number(int, 1),
+    "algo.gamma": Number(float, 0),
+    "algo.gae_lambda": Number(float, 0),
+    "algo.clip_range": Number(float, 0),
+    "algo.ent_coef": Number(float),
+    "algo.vf_coef": Number(float),
+    "algo.max_grad_norm": Number(float, 0),
     "algo.target_kl": Number(float, 0, optional=True),
-    "opponents.snapshot_weight": Number(float, 0), "opponents.latest_weight": Number(float, 0),
-    "opponents.pool_size": Number(int, 1), "opponents.snapshot_every": Number(int, 0),
+    "opponents.snapshot_weight": Number(float, 0),
+    "opponents.latest_weight": Number(float, 0),
+    "opponents.pool_size": Number(int, 1),
+    "opponents.snapshot_every": Number(int, 0),
 }
 
 
-def evaluate(policy, rules: Rules, opponent: str, games: int, seed: int, max_steps: int, deterministic: bool = True,
-             progress: Callable[[Progress], None] | None = None) -> dict:
+def evaluate(
+    policy,
+    rules: Rules,
+    opponent: str,
+    games: int,
+    seed: int,
+    max_steps: int,
+    deterministic: bool = True,
+    progress: Callable[[Progress], None] | None = None,
+) -> dict:
     """Play ``games`` games of ``policy`` against ``opponent`` in every other seat (learner seat rotates)."""
     learner = PolicyAgent(policy, deterministic=deterministic, name="learner")
     opp = make_agent(opponent, rules, seed=seed)
@@ -88,8 +113,13 @@ def evaluate(policy, rules: Rules, opponent: str, games: int, seed: int, max_ste
     others = (res.scores.sum(1) - score) / (n - 1)
     low, high = wilson_interval(float(win.sum()), games)
     return {
-        "opponent": str(opponent), "games": games, "win_rate": float(win.mean()), "ci_low": low, "ci_high": high,
-        "score_diff": float((score - others).mean()), "truncated": int(res.truncated.sum()),
+        "opponent": str(opponent),
+        "games": games,
+        "win_rate": float(win.mean()),
+        "ci_low": low,
+        "ci_high": high,
+        "score_diff": float((score - others).mean()),
+        "truncated": int(res.truncated.sum()),
         "hands": float(res.hands.mean()),
     }
 
@@ -108,8 +138,16 @@ class TrainCallback(BaseCallback):
         self.t0 = time.time() - self.s["wall_s"]  # wall clock continues across resumes
         start, rollout = self.model.num_timesteps, self.model.n_steps * self.training_env.num_envs
         end = start + math.ceil(max(int(self.cfg.train.steps) - start, 0) / rollout) * rollout  # whole rollouts
-        self.bar = tqdm(total=end, initial=start, unit="step", unit_scale=True,
-                        dynamic_ncols=True, smoothing=0.05, mininterval=2.0, desc="train")
+        self.bar = tqdm(
+            total=end,
+            initial=start,
+            unit="step",
+            unit_scale=True,
+            dynamic_ncols=True,
+            smoothing=0.05,
+            mininterval=2.0,
+            desc="train",
+        )
 
     def _on_rollout_start(self) -> None:
         """The policy was just updated and the env sits between two rollouts: a clean point for everything."""
@@ -158,8 +196,16 @@ class TrainCallback(BaseCallback):
         for opponent in cfg.opponents:
             name = Path(str(opponent)).stem
             with hands_bar(games, f"final eval vs {name}", enabled=final) as progress:
-                row = evaluate(self.model.policy, self.rules, opponent, games, int(cfg.seed), int(cfg.max_steps),
-                               bool(cfg.deterministic), progress=progress if final else None)
+                row = evaluate(
+                    self.model.policy,
+                    self.rules,
+                    opponent,
+                    games,
+                    int(cfg.seed),
+                    int(cfg.max_steps),
+                    bool(cfg.deterministic),
+                    progress=progress if final else None,
+                )
             row.update(steps=self.model.num_timesteps, wall_s=round(time.time() - self.t0, 1), final=final)
             rows.append(row)
             for key in ("win_rate", "ci_low", "ci_high", "score_diff"):
@@ -170,10 +216,16 @@ class TrainCallback(BaseCallback):
             writer = csv.DictWriter(f, fieldnames=list(self.s["evals"][0]))
             writer.writeheader()
             writer.writerows(self.s["evals"])
-        results = [f"{Path(str(r['opponent'])).stem} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
-                   for r in rows]
-        log.info("[%9d] %s (%.0fs): %s", self.model.num_timesteps, "final eval" if final else "eval", time.time() - t,
-                 ", ".join(results))
+        results = [
+            f"{Path(str(r['opponent'])).stem} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in rows
+        ]
+        log.info(
+            "[%9d] %s (%.0fs): %s",
+            self.model.num_timesteps,
+            "final eval" if final else "eval",
+            time.time() - t,
+            ", ".join(results),
+        )
         return rows
 
     def save_checkpoint(self) -> None:
@@ -186,8 +238,11 @@ class TrainCallback(BaseCallback):
             "last_obs": self.model._last_obs,
             "last_episode_starts": self.model._last_episode_starts,
             "env": self.training_env.get_state(),
-            "rng": {"python": random.getstate(), "numpy": np.random.get_state(),  # noqa: NPY002 (SB3 seeds it)
-                    "torch": torch.get_rng_state()},
+            "rng": {
+                "python": random.getstate(),
+                "numpy": np.random.get_state(),  # noqa: NPY002 (SB3 seeds it)
+                "torch": torch.get_rng_state(),
+            },
         }
         self.model.save(str(self.ckpt / "last.tmp.zip"))
         with open(self.ckpt / "last_state.tmp.pkl", "wb") as f:
@@ -225,11 +280,24 @@ def build_model(cfg: DictConfig, env, rules: Rules, out: Path | None = None) -> 
     else:
         raise ValueError(f"algo.lr_schedule must be 'constant' or 'linear', got {algo.lr_schedule!r}")
     return MaskablePPO(
-        policy, env, learning_rate=learning_rate, n_steps=algo.n_steps, batch_size=algo.batch_size,
-        n_epochs=algo.n_epochs, gamma=algo.gamma, gae_lambda=algo.gae_lambda, clip_range=algo.clip_range,
-        ent_coef=algo.ent_coef, vf_coef=algo.vf_coef, max_grad_norm=algo.max_grad_norm, target_kl=algo.target_kl,
-        normalize_advantage=algo.normalize_advantage, policy_kwargs=policy_kwargs, seed=cfg.train.seed,
-        device=cfg.train.device, verbose=0,
+        policy,
+        env,
+        learning_rate=learning_rate,
+        n_steps=algo.n_steps,
+        batch_size=algo.batch_size,
+        n_epochs=algo.n_epochs,
+        gamma=algo.gamma,
+        gae_lambda=algo.gae_lambda,
+        clip_range=algo.clip_range,
+        ent_coef=algo.ent_coef,
+        vf_coef=algo.vf_coef,
+        max_grad_norm=algo.max_grad_norm,
+        target_kl=algo.target_kl,
+        normalize_advantage=algo.normalize_advantage,
+        policy_kwargs=policy_kwargs,
+        seed=cfg.train.seed,
+        device=cfg.train.device,
+        verbose=0,
     )
 
 
@@ -244,30 +312,43 @@ def write_report(
         "",
         f"Command: `{command}`",
         "",
-        (f"- env steps (learner decisions): {steps:,}; wall time {seconds / 60:.1f} min; "
-         f"{steps / max(seconds, 1e-9):,.0f} steps/s overall (evaluations included), "
-         f"{state.get('throughput', 0):,.0f} steps/s in the last training session (periodic evaluations included)"),
+        (
+            f"- env steps (learner decisions): {steps:,}; wall time {seconds / 60:.1f} min; "
+            f"{steps / max(seconds, 1e-9):,.0f} steps/s overall (evaluations included), "
+            f"{state.get('throughput', 0):,.0f} steps/s in the last training session (periodic evaluations included)"
+        ),
         f"- rules: `{dict(cfg.env.rules)}`; training reward `{cfg.train.reward}` (+ win bonus {cfg.train.win_bonus})",
-        (f"- policy `{cfg.algo.policy}` `{policy_kwargs}`; lr {cfg.algo.learning_rate}, {cfg.train.num_envs} envs "
-         f"x {cfg.algo.n_steps} steps, batch {cfg.algo.batch_size}, {cfg.algo.n_epochs} epochs"),
-        (f"- opponents `{cfg.opponents.name}`: heuristics {dict(cfg.opponents.heuristics)}, snapshots "
-         f"{cfg.opponents.snapshot_weight}, live learner {cfg.opponents.latest_weight}"),
+        (
+            f"- policy `{cfg.algo.policy}` `{policy_kwargs}`; lr {cfg.algo.learning_rate}, {cfg.train.num_envs} envs "
+            f"x {cfg.algo.n_steps} steps, batch {cfg.algo.batch_size}, {cfg.algo.n_epochs} epochs"
+        ),
+        (
+            f"- opponents `{cfg.opponents.name}`: heuristics {dict(cfg.opponents.heuristics)}, snapshots "
+            f"{cfg.opponents.snapshot_weight}, live learner {cfg.opponents.latest_weight}"
+        ),
         "",
         "## Final evaluation (wins of games to the target score, Wilson 95% CI)",
         "",
         "| opponent | games | win rate | 95% CI | mean score diff |",
         "|---|---|---|---|---|",
     ]
-    lines += [f"| {r['opponent']} | {r['games']} | {r['win_rate']:.3f} | [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | "
-              f"{r['score_diff']:+.1f} |" for r in final_rows]
+    lines += [
+        f"| {r['opponent']} | {r['games']} | {r['win_rate']:.3f} | [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | "
+        f"{r['score_diff']:+.1f} |"
+        for r in final_rows
+    ]
     if periodic:
         opponents = list(dict.fromkeys(r["opponent"] for r in periodic))
         points: dict[int, dict] = {}
         for r in periodic:
             points.setdefault(r["steps"], {"wall_s": r["wall_s"]})[r["opponent"]] = r["win_rate"]
-        lines += ["", f"## Learning curve ({int(cfg.eval.games)} games per point, same deals each time)", "",
-                  "| steps | minutes | " + " | ".join(f"vs {o}" for o in opponents) + " |",
-                  "|---" * (len(opponents) + 2) + "|"]
+        lines += [
+            "",
+            f"## Learning curve ({int(cfg.eval.games)} games per point, same deals each time)",
+            "",
+            "| steps | minutes | " + " | ".join(f"vs {o}" for o in opponents) + " |",
+            "|---" * (len(opponents) + 2) + "|",
+        ]
         for steps, row in sorted(points.items()):
             rates = " | ".join(f"{row.get(o, float('nan')):.3f}" for o in opponents)
             lines.append(f"| {steps:,} | {row['wall_s'] / 60:.1f} | {rates} |")
@@ -310,14 +391,28 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     shared = bool(opp.shared_seats)
     pool = None
     if not shared:
-        pool = OpponentPool(rules, dict(opp.heuristics), opp.snapshot_weight, opp.latest_weight, opp.pool_size,
-                            folder=ckpt / "pool", deterministic=opp.deterministic, seed=cfg.train.seed)
+        pool = OpponentPool(
+            rules,
+            dict(opp.heuristics),
+            opp.snapshot_weight,
+            opp.latest_weight,
+            opp.pool_size,
+            folder=ckpt / "pool",
+            deterministic=opp.deterministic,
+            seed=cfg.train.seed,
+        )
         if cfg.train.get("init") and opp.get("init_weight"):  # the warm start stays in the pool as an anchor
             pool.add_fixed(str(cfg.train.init), float(opp.init_weight), name="init")
     env = TrainVecEnv(
-        int(cfg.train.num_envs), train_rules, opponents=list(pool.fixed) if pool and pool.fixed else ["random"],
-        learner_seat=cfg.train.learner_seat, self_play=shared, seed=int(cfg.train.seed),
-        max_steps=int(cfg.train.max_steps), win_bonus=float(cfg.train.win_bonus), team=bool(opp.get("team", False)),
+        int(cfg.train.num_envs),
+        train_rules,
+        opponents=list(pool.fixed) if pool and pool.fixed else ["random"],
+        learner_seat=cfg.train.learner_seat,
+        self_play=shared,
+        seed=int(cfg.train.seed),
+        max_steps=int(cfg.train.max_steps),
+        win_bonus=float(cfg.train.win_bonus),
+        team=bool(opp.get("team", False)),
     )
 
     # 2. the model: fresh, or resumed from the run folder's last checkpoint
@@ -327,8 +422,13 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     found = (ckpt / "last.zip").exists() and (ckpt / "last_state.pkl").exists()
     if resume == "true" and not found:
         raise ValueError(f"train.resume=true but there is no checkpoint in {ckpt}")
-    state = {"evals": [], "next_eval": int(cfg.eval.every), "next_snapshot": int(opp.snapshot_every),
-             "next_checkpoint": int(cfg.train.checkpoint_every), "wall_s": 0.0}
+    state = {
+        "evals": [],
+        "next_eval": int(cfg.eval.every),
+        "next_snapshot": int(opp.snapshot_every),
+        "next_checkpoint": int(cfg.train.checkpoint_every),
+        "wall_s": 0.0,
+    }
     if found and resume in ("true", "auto"):
         with open(ckpt / "last_state.pkl", "rb") as f:
             saved = pickle.load(f)
@@ -369,8 +469,12 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     start, start_steps = time.time(), model.num_timesteps
     with logging_redirect_tqdm(loggers=[logging.getLogger(LOG_NAME)]):
         if steps_total > model.num_timesteps:
-            model.learn(total_timesteps=steps_total - model.num_timesteps, callback=callback,
-                        reset_num_timesteps=False, log_interval=1)
+            model.learn(
+                total_timesteps=steps_total - model.num_timesteps,
+                callback=callback,
+                reset_num_timesteps=False,
+                log_interval=1,
+            )
         train_seconds = time.time() - start
         model.save(str(out / "final.zip"))
         latest = latest_path(cfg.train.get("latest"), rules)
@@ -399,8 +503,10 @@ def load_init(model: MaskablePPO, init: str) -> None:
     source = MaskablePPO.load(str(path), device="cpu").policy.state_dict()
     target = model.policy.state_dict()
     if source.keys() != target.keys() or any(source[k].shape != target[k].shape for k in target):
-        raise ValueError(f"train.init={init} holds another network than this run's algo and rules: "
-                         "train with the algo= and env= it was distilled or trained with")
+        raise ValueError(
+            f"train.init={init} holds another network than this run's algo and rules: "
+            "train with the algo= and env= it was distilled or trained with"
+        )
     model.policy.load_state_dict(source)
 
 

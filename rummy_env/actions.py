@@ -27,7 +27,7 @@ so the default layout never changes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -191,14 +191,14 @@ def _parse(verb: str, words: list[str], max_depth: int) -> tuple[int, int]:
     raise ValueError(f"unknown verb {verb!r}; expected draw, stop, take, meld, layoff, discard, rummy, pass or skip")
 
 
-@lru_cache(maxsize=None)
+@cache
 def pattern_index() -> dict[tuple[int, ...], int]:
     """Sorted card triple -> meld pattern index (all 104 patterns, corner runs included)."""
     table = meld_table(Rules(ace_around_corner=True))
     return {tuple(sorted(int(c) for c in trio)): p for p, trio in enumerate(table.cards)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def action_layout(max_depth: int, extra: tuple[int, ...] = ()) -> ActionLayout:
     """The action layout for a pile of at most ``max_depth`` cards; ``extra``: sizes of the blocks after ``pass``."""
     extra = tuple(extra) + (0,) * (NUM_KIND_TYPES - PASS - 1 - len(extra))

@@ -9,7 +9,7 @@ unless ``illegal="raise"``, so unmasked algorithms and env checkers can run it.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import gymnasium
 import numpy as np

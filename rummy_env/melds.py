@@ -13,7 +13,7 @@ card; ``lo = 12`` is K-A-2, only legal with ``ace_around_corner``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -78,7 +78,9 @@ class MeldTable:
     suit: np.ndarray  # int8 [P] run suit (-1 for groups)
     lo: np.ndarray  # int8 [P] run low rank (-1 for groups)
     enabled: np.ndarray  # bool [P] pattern legal under these rules
-    max_lacking: np.ndarray  # int64 [P] cards jokers may play: 2 in a group (it needs a natural), 3 in a run, -1 if disabled
+    max_lacking: (
+        np.ndarray
+    )  # int64 [P] cards jokers may play: 2 in a group (it needs a natural), 3 in a run, -1 if disabled
     matrix: np.ndarray  # float32 [53, P] 1 where the natural card is in the pattern
     natural_gain: np.ndarray  # float32 [53, P] value of the card minus a joker's, where in the pattern
     card_points: np.ndarray  # int16 [P, 3] value of each natural card where it stands in the pattern
@@ -94,7 +96,7 @@ class MeldTable:
         return int(self.values[JOKER])
 
 
-@lru_cache(maxsize=None)
+@cache
 def meld_table(rules: Rules) -> MeldTable:
     """Build (once per rules) the pattern tables."""
     values, low_ace = card_values(rules.card_values)
@@ -143,5 +145,3 @@ def meld_table(rules: Rules) -> MeldTable:
         low_ace=low_ace,
         around_corner=rules.ace_around_corner,
     )
-
-

@@ -22,13 +22,14 @@ Writing, on the batched engine (any batch, games finishing at any time)::
 
     writer = RecordWriter("games.jsonl", engine.rules)
     engine.reset(seeds=seeds)
-    writer.start(engine, games=np.arange(G), ids=game_ids, players=names)   # after every (re)set
+    writer.start(engine, games=np.arange(G), ids=game_ids, players=names)  # after every (re)set
     while ...:
-        writer.log(engine, live_games, actions[live_games])        # before engine.step
+        writer.log(engine, live_games, actions[live_games])  # before engine.step
         result = engine.step(actions)
         ended = np.flatnonzero(result.done | result.truncated)
-        writer.finish(engine, ended, truncated=result.truncated[ended],
-                      rewards=result.rewards[ended])               # before those games are reset
+        writer.finish(
+            engine, ended, truncated=result.truncated[ended], rewards=result.rewards[ended]
+        )  # before those games are reset
     writer.close()
 
 ``agents.play_games(..., recorder=writer)`` does all of this for a schedule of
@@ -48,9 +49,10 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -217,7 +219,7 @@ class RecordWriter:
         if len(actions) != len(games):
             raise ValueError(f"log: {len(games)} games but {len(actions)} actions")
         s, to_str = engine.state, engine.spec.layout.to_str
-        for g, a in zip(games.tolist(), actions.tolist()):
+        for g, a in zip(games.tolist(), actions.tolist(), strict=False):
             if s.phase[g] == GAME_OVER:
                 continue
             rec = self._open.get(g)
@@ -241,7 +243,7 @@ class RecordWriter:
         truncated: Sequence[bool] | np.ndarray | None = None,
         rewards: np.ndarray | None = None,
         aborted: bool = False,
-    ) -> list["GameRecord"]:
+    ) -> list[GameRecord]:
         """Close the records of ``games`` (after their last step, before they are reset) and write them."""
         games = engine.game_indices(games)
         truncated = np.zeros(len(games), bool) if truncated is None else np.asarray(truncated, bool).reshape(-1)
@@ -270,7 +272,7 @@ class RecordWriter:
             out.append(record)
         return out
 
-    def abort_all(self, engine: Engine) -> list["GameRecord"]:
+    def abort_all(self, engine: Engine) -> list[GameRecord]:
         """Finish every open game as ``aborted`` (e.g. the player quit)."""
         return self.finish(engine, np.array(sorted(self._open), dtype=np.int64), aborted=True)
 
@@ -287,7 +289,7 @@ class RecordWriter:
             raise ValueError("RecordWriter: this engine's rules differ from the writer's")
         return self.rules
 
-    def _write(self, record: "GameRecord") -> None:
+    def _write(self, record: GameRecord) -> None:
         if self._stream is not None:
             self._stream.write("".join(_dumps(line) + "\n" for line in record.lines()))
             self._stream.flush()
@@ -301,7 +303,7 @@ class RecordWriter:
             self._stream.close()
         self._stream = None
 
-    def __enter__(self) -> "RecordWriter":
+    def __enter__(self) -> RecordWriter:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -371,13 +373,17 @@ def _group(lines: list[Mapping], file: str) -> list[GameRecord]:
         kind, key = line.get("type"), line.get("id")
         if kind == "game":
             if line.get("version", RECORD_VERSION) > RECORD_VERSION:
-                raise ValueError(f"{file or 'records'} line {number + 1}: record version {line['version']} is newer than this reader")
+                raise ValueError(
+                    f"{file or 'records'} line {number + 1}: record version {line['version']} is newer than this reader"
+                )
             record = GameRecord(dict(line), [], None, file)
             current[key] = record
             out.append(record)
         elif kind in ("move", "result"):
             if key not in current:
-                raise ValueError(f"{file or 'records'} line {number + 1}: a {kind!r} line for game {key!r} before its 'game' line")
+                raise ValueError(
+                    f"{file or 'records'} line {number + 1}: a {kind!r} line for game {key!r} before its 'game' line"
+                )
             if kind == "move":
                 current[key]["moves"].append(dict(line))
             else:
@@ -449,7 +455,9 @@ def replay_batch(
         groups.setdefault(json.dumps(rec["header"]["rules"], sort_keys=True), []).append(i)
     for key, members in groups.items():
         group = [records[i] for i in members]
-        for i, final in zip(members, _replay_group(Rules.from_dict(json.loads(key)), group, before, after, check)):
+        for i, final in zip(
+            members, _replay_group(Rules.from_dict(json.loads(key)), group, before, after, check), strict=False
+        ):
             finals[i] = final
     return finals  # type: ignore[return-value]
 
@@ -487,7 +495,9 @@ def _replay_group(rules, group, before, after, check) -> list[dict]:
             from .engine.explain import explain_illegal
 
             g = int(games[bad[0]])
-            raise ReplayError(f"game {group[g].id!r} step {k}: {explain_illegal(spec, engine.state, g, int(codes[g][k]))}")
+            raise ReplayError(
+                f"game {group[g].id!r} step {k}: {explain_illegal(spec, engine.state, g, int(codes[g][k]))}"
+            )
         if before is not None:
             before(engine, games, actions, group)
         result = engine.step(actions, check=False, games=games)
@@ -550,7 +560,7 @@ def load_decisions(source: Any, check: bool = True):
         taking = np.isin(kind, (TAKE, RUMMY))
         texts = [strings[a] for a in actions.tolist()]
         cards, card = [], []
-        for row, (g, text) in enumerate(zip(games.tolist(), texts)):
+        for row, (g, text) in enumerate(zip(games.tolist(), texts, strict=False)):
             k = kind[row]
             if taking[row]:
                 size = int(s.pile_len[g])
@@ -583,7 +593,9 @@ def load_decisions(source: Any, check: bool = True):
                 "hand": hand_no,
                 "turn": turn[games, seat].copy(),
                 "seat": seat,
-                "player": [group[g]["header"]["players"][p] for g, p in zip(games.tolist(), seat.tolist())],
+                "player": [
+                    group[g]["header"]["players"][p] for g, p in zip(games.tolist(), seat.tolist(), strict=False)
+                ],
                 "phase": np.asarray(PHASE_NAMES, dtype=object)[s.phase[games].astype(np.int64)],
                 "action": texts,
                 "type": [t.split(" ", 1)[0] for t in texts],
@@ -619,8 +631,12 @@ def load_decisions(source: Any, check: bool = True):
         chunks.append(cols)
 
     replay_batch(records, before=before, after=after, check=check)
-    data = {c: np.concatenate([np.asarray(ch[c], dtype=object if isinstance(ch[c], list) else None) for ch in chunks])
-            if chunks else [] for c in DECISION_COLUMNS}
+    data = {
+        c: np.concatenate([np.asarray(ch[c], dtype=object if isinstance(ch[c], list) else None) for ch in chunks])
+        if chunks
+        else []
+        for c in DECISION_COLUMNS
+    }
     frame = pd.DataFrame(data, columns=list(DECISION_COLUMNS))
     for c in ("file", "player", "phase", "action", "type", "cards", "card"):
         frame[c] = frame[c].astype(str)
@@ -648,7 +664,7 @@ def load_hands(source: Any, check: bool = True):
     def after(engine: Engine, games: np.ndarray, actions: np.ndarray, result: Any, group: list[GameRecord]) -> None:
         s = engine.state
         ended = (s.phase[games] == GAME_OVER) | (s.hand_no[games] != before_hand["hand_no"])
-        for g, hand in zip(games[ended].tolist(), before_hand["hand_no"][ended].tolist()):
+        for g, hand in zip(games[ended].tolist(), before_hand["hand_no"][ended].tolist(), strict=False):
             rec = group[g]
             for seat in range(engine.num_players):
                 rows.append(

@@ -27,7 +27,7 @@ def render_table(
     ]
     lines.append("melds:" + ("" if sd["melds"] else " -"))
     for number, meld in enumerate(sd["melds"]):
-        cards = " ".join(f"{show_text(c, show)}/{o}" for c, o in zip(meld["cards"], meld["owners"]))
+        cards = " ".join(f"{show_text(c, show)}/{o}" for c, o in zip(meld["cards"], meld["owners"], strict=False))
         lines.append(f"  {number + 1}. player_{meld['owner']}: {cards}")
     for p in range(spec.players):
         cards = counts_to_cards(s.hand[g, p])

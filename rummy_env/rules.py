@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from typing import Any
 
 from .cards import NUM_NATURAL
 
@@ -132,7 +133,7 @@ class Rules:
             raise ValueError('Rules.deals/episode: deals counts the hands of a game; use episode="game"')
 
     @classmethod
-    def preset(cls, name: str, **overrides: Any) -> "Rules":
+    def preset(cls, name: str, **overrides: Any) -> Rules:
         """A named bundle of variants (``pagat``, ``wikipedia``, ``partnership``...) with ``overrides`` on top."""
         if name not in PRESETS:
             raise ValueError(f"unknown Rules preset {name!r}; presets: {', '.join(PRESETS)}")
@@ -183,7 +184,7 @@ class Rules:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> "Rules":
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Rules:
         """Build rules from a mapping of field names; unknown keys raise ``ValueError``."""
         data = dict(data or {})
         known = {f.name for f in fields(cls)}
@@ -194,6 +195,6 @@ class Rules:
             )
         return cls(**data)
 
-    def replace(self, **changes: Any) -> "Rules":
+    def replace(self, **changes: Any) -> Rules:
         """A copy with some fields changed (validated like the constructor)."""
         return Rules.from_dict({**self.to_dict(), **changes})

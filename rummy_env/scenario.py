@@ -13,15 +13,16 @@ the scenario's ``seed`` and ``shuffles`` when it has them, else the ``reset`` se
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from .cards import (
     ACE,
-    FOUR_ACES_ACE,
     CARD_RANK,
     CARD_SUIT,
+    FOUR_ACES_ACE,
     JOKER,
     JOKER_TEXT,
     NUM_KINDS,
@@ -97,7 +98,11 @@ def _per_player(value: Any, players: int, where: str, kind: type) -> list:
     if not isinstance(value, (list, tuple)) or len(value) != players:
         _fail(f"{where} must be a list of {players} values (one per player), got {value!r}")
     for item in value:
-        ok = isinstance(item, bool) if kind is bool else isinstance(item, (int, np.integer)) and not isinstance(item, bool)
+        ok = (
+            isinstance(item, bool)
+            if kind is bool
+            else isinstance(item, (int, np.integer)) and not isinstance(item, bool)
+        )
         if not ok:
             _fail(f"{where} must hold {kind.__name__} values, got {item!r}")
     return list(value)
@@ -195,7 +200,7 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
     s.meld_by[0, slot] = meld["by"]
     s.meld_len[0, slot] = len(meld["placed"])
     jokers_seen = 0
-    for position, ((kind, stands), owner) in enumerate(zip(meld["placed"], meld["owners"])):
+    for position, ((kind, stands), owner) in enumerate(zip(meld["placed"], meld["owners"], strict=False)):
         if meld["kind"] == RUN:
             where = int(CARD_RANK[stands])
             s.table_jokers[0, stands] += kind == JOKER
@@ -369,11 +374,15 @@ def _load_turn(spec: GameSpec, s: State, sc: Mapping[str, Any], points: np.ndarr
         s.has_hand_scores[0] = True
     empty = s.hand[0].sum(axis=1) == 0
     s.floating[0] = _per_player(sc.get("floating", (empty & spec.rules.floating).tolist()), players, "floating", bool)
-    s.opened[0] = _per_player(sc.get("opened", (points >= max(spec.rules.first_meld_minimum, 1)).tolist()), players, "opened", bool)
+    s.opened[0] = _per_player(
+        sc.get("opened", (points >= max(spec.rules.first_meld_minimum, 1)).tolist()), players, "opened", bool
+    )
     _load_known(spec, s, sc)
     _load_obligation(spec, s, sc)
     if s.phase[0] != GAME_OVER and not spec.rules.floating and empty.any():
-        _fail(f"player {int(np.argmax(empty))} holds no cards, which ends the hand under going_out={spec.rules.going_out!r}")
+        _fail(
+            f"player {int(np.argmax(empty))} holds no cards, which ends the hand under going_out={spec.rules.going_out!r}"
+        )
     if s.phase[0] == DRAW_PHASE:
         begin_draw(spec, s, np.zeros(1, dtype=np.int64), s.current[:1].copy())
 
@@ -483,4 +492,3 @@ def _meld_dict(s: State, g: int, m: int) -> dict[str, Any]:
         names = [JOKER_TEXT if i >= GROUP_JOKER_SLOT else card_str(i * NUM_RANKS + rank) for i in slots]
         owners = [int(owner[i]) for i in slots]
     return {"owner": int(s.meld_by[g, m]), "cards": names, "owners": owners}
-

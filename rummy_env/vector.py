@@ -35,7 +35,8 @@ the env's lowest legal action with ``infos[i]["illegal_action"] = True``
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces

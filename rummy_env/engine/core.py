@@ -64,9 +64,9 @@ class Engine:
 
         eng = Engine(Rules(players=2), num_games=256, seed=0)
         while True:
-            mask = eng.legal_mask()          # bool [G, A]
-            obs = eng.observe()              # float32 [G, obs_dim], seat to act
-            result = eng.step(actions)       # rewards [G, N], done [G], truncated [G]
+            mask = eng.legal_mask()  # bool [G, A]
+            obs = eng.observe()  # float32 [G, obs_dim], seat to act
+            result = eng.step(actions)  # rewards [G, N], done [G], truncated [G]
     """
 
     def __init__(

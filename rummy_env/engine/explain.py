@@ -114,8 +114,12 @@ def _discard_reason(spec, s, g, seat, card, hand, obliged) -> str:
     if int(s.top_taken[g]) == card:
         return f"{card_str(card)} was taken alone from the top of the pile this turn"
     if rules.first_meld_minimum > 0 and not s.opened[g, seat]:
-        return f"this turn's melds total {int(s.turn_points[g])}, less than first_meld_minimum={rules.first_meld_minimum}"
-    return f"your last card {card_str(card)} fits a meld on the table, so it must be laid off (float_unplayable_discard)"
+        return (
+            f"this turn's melds total {int(s.turn_points[g])}, less than first_meld_minimum={rules.first_meld_minimum}"
+        )
+    return (
+        f"your last card {card_str(card)} fits a meld on the table, so it must be laid off (float_unplayable_discard)"
+    )
 
 
 def _out_of_turn_reason(spec, s, g, kind, arg, hand, seat) -> str:

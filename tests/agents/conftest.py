@@ -9,7 +9,6 @@ import rummy_env
 from agents import make_agent
 
 
-
 def _situation(scenario: dict, rules: dict | None = None):
     env = rummy_env.raw_env(rules)
     env.reset(seed=0, options={"scenario": scenario})

@@ -96,7 +96,7 @@ def test_progress_counts_hands_with_an_expected_total():
     assert [p.hands for p in seen] == sorted(p.hands for p in seen) and len(seen) > 3
     assert seen[-1] == Progress(12, 12, int(results.hands.sum()), float(results.hands.sum()))
     expected = [p.hands_expected for p in seen if p.hands_expected is not None]
-    assert expected and all(e >= p.hands for e, p in zip(expected, seen[-len(expected):], strict=True))
+    assert expected and all(e >= p.hands for e, p in zip(expected, seen[-len(expected) :], strict=True))
     assert min(expected[:3]) > seen[0].hands  # a total ahead of what is done from the first hands on
 
 

@@ -15,6 +15,7 @@ def position(hand: list[str], discard: list[str], phase: str = "play", opponent:
     """A 2-player scenario with ``player_0`` to act (``player_1`` dealt)."""
     return {"hands": [hand, opponent], "discard": discard, "current_player": 0, "phase": phase, "dealer": 1, **more}
 
+
 VARIANTS = [dict(players=p) for p in range(2, 9)] + [
     dict(take_top_requires_meld=True),
     dict(take_requires_new_meld=True),
@@ -31,10 +32,22 @@ VARIANTS = [dict(players=p) for p in range(2, 9)] + [
     dict(must_go_out_to_win=True),
     dict(tie_break="went_out"),
     dict(episode="hand", reward="score"),
-    dict(players=4, decks=2, first_meld_minimum=50, going_out="float", rummy_calls="last_discard",
-         stock_exhausted="reshuffle"),
-    dict(players=3, hand_size=10, take_top_requires_meld=True, take_requires_new_meld=True,
-         ace_around_corner=True, going_out="float_unplayable_discard"),
+    dict(
+        players=4,
+        decks=2,
+        first_meld_minimum=50,
+        going_out="float",
+        rummy_calls="last_discard",
+        stock_exhausted="reshuffle",
+    ),
+    dict(
+        players=3,
+        hand_size=10,
+        take_top_requires_meld=True,
+        take_requires_new_meld=True,
+        ace_around_corner=True,
+        going_out="float_unplayable_discard",
+    ),
 ]
 
 

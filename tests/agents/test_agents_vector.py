@@ -84,7 +84,7 @@ def test_truncation_and_reproducibility():
         rng = np.random.default_rng(0)
         truncated = 0
         for _ in range(60):
-            o, r, d, infos = env.step(random_legal(env.action_masks(), rng))
+            o, _r, _d, infos = env.step(random_legal(env.action_masks(), rng))
             obs.append(o)
             truncated += sum(info.get("TimeLimit.truncated", False) for info in infos)
         return np.stack(obs), truncated
@@ -126,7 +126,7 @@ def test_gym_env_passes_check_env():
     env = RummyGymEnv(rules=Rules(target_score=100), opponents=pool("greedy"))
     check_env(env, warn=True)
     first, _ = env.reset(seed=3)
-    again, info = env.reset(seed=3)
+    again, _info = env.reset(seed=3)
     assert np.array_equal(first, again) and env.action_masks().shape == (env.action_space.n,)
     done, steps = False, 0
     rng = np.random.default_rng(0)

@@ -40,8 +40,14 @@ def test_strategic_discards_do_not_fear_the_partner():
     """The partner (seat opposite) is known to hold 8H 9H: a discarded 7H or TH would help them, not an opponent."""
     rules = Rules.preset("partnership")
     hands = [["7H", "2C", "KS"], ["3D"], ["8H", "9H", "4S"], ["5C"]]
-    scenario = {"hands": hands, "discard": ["QD"], "current_player": 0, "phase": "play", "dealer": 3,
-                "known": [[], [], ["8H", "9H"], []]}
+    scenario = {
+        "hands": hands,
+        "discard": ["QD"],
+        "current_player": 0,
+        "phase": "play",
+        "dealer": 3,
+        "known": [[], [], ["8H", "9H"], []],
+    }
     from rummy_env import raw_env
 
     odds = {}
@@ -57,8 +63,16 @@ def test_strategic_discards_do_not_fear_the_partner():
 
 
 def test_evaluate_reports_per_side():
-    overrides = ["agents=[strategic,greedy]", "rules.players=4", "rules.partnership=true", "rules.deals=1",
-                 "lineups=[[strategic,greedy,strategic,greedy]]", "deals=3", "progress=false", "plot=false"]
+    overrides = [
+        "agents=[strategic,greedy]",
+        "rules.players=4",
+        "rules.partnership=true",
+        "rules.deals=1",
+        "lineups=[[strategic,greedy,strategic,greedy]]",
+        "deals=3",
+        "progress=false",
+        "plot=false",
+    ]
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
         cfg = OmegaConf.to_container(compose(config_name="evaluate", overrides=overrides), resolve=True)
     tables = run_tournament(cfg)
@@ -72,8 +86,9 @@ def test_evaluate_reports_per_side():
 
 def test_vecenv_team_plays_both_seats_of_the_side():
     rules = Rules.preset("partnership", deals=1)
-    venv = RummyVecEnv(num_games=6, rules=rules, opponents=[make_agent("greedy", rules)], team=True, seed=0,
-                       learner_seat=1)
+    venv = RummyVecEnv(
+        num_games=6, rules=rules, opponents=[make_agent("greedy", rules)], team=True, seed=0, learner_seat=1
+    )
     venv.reset()
     rng = np.random.default_rng(0)
     seen, finished = set(), 0

@@ -12,7 +12,8 @@ from __future__ import annotations
 import collections
 import copy
 import random
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -39,7 +40,11 @@ CHOICE_FIELDS = {
     "next_dealer": ("left", "winner"),
 }
 FLAG_FIELDS = (
-    "take_top_requires_meld", "take_requires_new_meld", "ace_around_corner", "must_go_out_to_win", "meld_out_of_turn",
+    "take_top_requires_meld",
+    "take_requires_new_meld",
+    "ace_around_corner",
+    "must_go_out_to_win",
+    "meld_out_of_turn",
 )
 
 
@@ -74,7 +79,7 @@ def dealt_hand_size(rules: Rules) -> int:
 def deck_counter(rules: Rules) -> collections.Counter:
     """The configured deck as a Counter of card strings."""
     d = num_decks(rules)
-    deck = collections.Counter({c: d for c in ALL_NATURALS})
+    deck = collections.Counter(dict.fromkeys(ALL_NATURALS, d))
     if rules.jokers_per_deck:
         deck["JK"] = d * rules.jokers_per_deck
     return deck
@@ -140,7 +145,7 @@ def four_aces_completion(sd: dict, actor: int, action: str, rules: Rules) -> dic
     if target is None or len(sd["melds"][target]["cards"]) != 3:
         return extra
     meld = sd["melds"][target]
-    for c, o in zip(meld["cards"], meld.get("owners") or [meld["owner"]] * 3):
+    for c, o in zip(meld["cards"], meld.get("owners") or [meld["owner"]] * 3, strict=False):
         if c != "JK":
             extra[o] += 10
     return extra
@@ -179,7 +184,7 @@ def run_accepts(cards: list[str], rank: str, corner: bool) -> tuple[bool, bool]:
     low_card, high_card = (ranks[0] - 1) % 13, (ranks[-1] + 1) % 13
     if corner:
         return r == low_card, r == high_card
-    low = ranks[0] >= 1 and r == ranks[0] - 1 and not (ranks[-1] == 0)  # no K-A-2
+    low = ranks[0] >= 1 and r == ranks[0] - 1 and ranks[-1] != 0  # no K-A-2
     high = r == high_card and ranks[-1] != 0 and not (ranks[-1] == 12 and ranks[0] == 0)
     return low, high
 
@@ -216,7 +221,7 @@ class MeldScorer:
             owners = meld.get("owners") or [meld["owner"]] * len(cards)
             run = is_run(cards)
             aces = four_aces(cards, self.rules)
-            for c, o in zip(cards, owners):
+            for c, o in zip(cards, owners, strict=False):
                 low = run and c[0] == "A" and not c.startswith("JK") and self.ace_low.get(i, False)
                 pts[o] += 25 if aces and c != "JK" else card_value(c, self.rules, low_ace=low)
         return pts
@@ -596,7 +601,9 @@ class TransitionChecker:
                 assert all(o == actor for o in new["melds"][-1]["owners"]), where
             else:
                 grown = [
-                    i for i, (a, b) in enumerate(zip(prev["melds"], new["melds"])) if len(b["cards"]) == len(a["cards"]) + 1
+                    i
+                    for i, (a, b) in enumerate(zip(prev["melds"], new["melds"], strict=False))
+                    if len(b["cards"]) == len(a["cards"]) + 1
                 ]
                 assert len(new["melds"]) == len(prev["melds"]) and len(grown) == 1, where
         elif verb == "pass":
@@ -614,8 +621,17 @@ def action_kind(action: str) -> str:
 
 
 ALL_ACTION_KINDS = (
-    "draw", "stop", "take", "meld", "layoff run", "layoff group", "layoff JK run", "layoff JK group",
-    "discard", "rummy", "pass",
+    "draw",
+    "stop",
+    "take",
+    "meld",
+    "layoff run",
+    "layoff group",
+    "layoff JK run",
+    "layoff JK group",
+    "discard",
+    "rummy",
+    "pass",
 )
 
 
@@ -687,7 +703,7 @@ def rules_strategy():
 
 
 # --------------------------------------------------------------------------- env helpers
-def make_env(rules: Rules | None = None, **kw) -> "rummy_env.raw_env":
+def make_env(rules: Rules | None = None, **kw) -> rummy_env.raw_env:
     return rummy_env.raw_env(rules=rules, **kw)
 
 
@@ -822,7 +838,7 @@ def check_all_legal_accepted(rules: Rules, sd: dict, ids: np.ndarray) -> int:
         text = scratch.action_to_str(int(a))
         try:
             scratch.step(int(a))
-        except Exception as err:  # noqa: BLE001 - report which action
+        except Exception as err:
             raise AssertionError(f"masked-in action {text!r} refused in phase {sd['phase']}: {err!r}") from err
         assert_cards_conserved(scratch.state_dict(), rules, f"after {text!r}")
         if not all(scratch.terminations.values()):
@@ -832,7 +848,7 @@ def check_all_legal_accepted(rules: Rules, sd: dict, ids: np.ndarray) -> int:
 
 def check_illegal_refused(env, sd: dict, ids: np.ndarray, rng: random.Random, tries: int = 2) -> int:
     """A few actions outside the mask raise ValueError naming the action, and change nothing."""
-    legal = set(int(a) for a in ids)
+    legal = {int(a) for a in ids}
     n = env.action_space(env.agent_selection).n
     done = 0
     for _ in range(tries):
@@ -890,7 +906,8 @@ def play_checked_game(
         weights = None
         if bias:
             weights = [
-                {"meld": 12, "layoff": 12, "rummy": 6, "take": 3}.get(env.action_to_str(int(a)).split()[0], 1) for a in ids
+                {"meld": 12, "layoff": 12, "rummy": 6, "take": 3}.get(env.action_to_str(int(a)).split()[0], 1)
+                for a in ids
             ]
         action = int(rng.choices(list(ids), weights=weights)[0])
         text = env.action_to_str(action)
@@ -978,11 +995,15 @@ def run_batched_checked(
     stats.games += num_games
     for step_no in range(steps):
         counts = engine_card_counts(eng)
-        assert (counts == deck).all(), f"step {step_no}: cards not conserved in games {np.flatnonzero((counts != deck).any(axis=1)).tolist()}"
+        assert (counts == deck).all(), (
+            f"step {step_no}: cards not conserved in games {np.flatnonzero((counts != deck).any(axis=1)).tolist()}"
+        )
         assert (eng.state.hand >= 0).all()
         mask = eng.legal_mask()
         done = eng.done
-        assert mask[~done].any(axis=1).all(), f"step {step_no}: an empty mask in games {np.flatnonzero(~done & ~mask.any(axis=1))}"
+        assert mask[~done].any(axis=1).all(), (
+            f"step {step_no}: an empty mask in games {np.flatnonzero(~done & ~mask.any(axis=1))}"
+        )
         assert not mask[done].any(), f"step {step_no}: a finished game has a non-empty mask"
         actions = np.zeros(num_games, dtype=np.int64)
         for g in range(num_games):
@@ -1010,7 +1031,7 @@ def run_batched_checked(
             next_seed += len(finished)
             eng.reset(seeds=new_seeds, games=finished)
             stats.games += len(finished)
-            for g, s in zip(finished, new_seeds):
+            for g, s in zip(finished, new_seeds, strict=False):
                 rngs[g] = random.Random(s)
                 if full:
                     stats.kinds.update(checkers[g].kinds_seen)

@@ -51,8 +51,11 @@ def test_agents_are_named_by_seat():
 
 
 # --------------------------------------------------------------------------- spaces
-@pytest.mark.parametrize("rules", [Rules(), Rules(players=3), Rules(players=6), Rules(players=2, decks=2)],
-                         ids=["2p", "3p", "6p-2decks", "2p-2decks"])
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(), Rules(players=3), Rules(players=6), Rules(players=2, decks=2)],
+    ids=["2p", "3p", "6p-2decks", "2p-2decks"],
+)
 def test_observation_and_action_spaces(rules):
     e = make_env(rules)
     e.reset(seed=3)
@@ -155,17 +158,20 @@ def test_action_to_str_and_from_str_are_inverse_for_every_id(name):
     assert {t.split()[0] for t in strings} == {"draw", "stop", "take", "meld", "layoff", "discard", "rummy", "pass"}
 
 
-@pytest.mark.parametrize("loose,canonical", [
-    ("DISCARD th", "discard TH"),
-    ("discard 10H", "discard TH"),
-    ("  take   3 ", "take 3"),
-    ("Layoff jk AS 10 Group", "layoff JK as T group"),
-    ("layoff jk as 10s run", "layoff JK as TS run"),
-    ("meld 9c 9d 9s", "meld 9C 9D 9S"),
-    ("Meld qs ks as", "meld QS KS AS"),
-    ("RUMMY 0", "rummy 0"),
-    ("Pass", "pass"),
-])
+@pytest.mark.parametrize(
+    "loose,canonical",
+    [
+        ("DISCARD th", "discard TH"),
+        ("discard 10H", "discard TH"),
+        ("  take   3 ", "take 3"),
+        ("Layoff jk AS 10 Group", "layoff JK as T group"),
+        ("layoff jk as 10s run", "layoff JK as TS run"),
+        ("meld 9c 9d 9s", "meld 9C 9D 9S"),
+        ("Meld qs ks as", "meld QS KS AS"),
+        ("RUMMY 0", "rummy 0"),
+        ("Pass", "pass"),
+    ],
+)
 def test_action_from_str_is_lenient_on_input(loose, canonical):
     e = make_env(Rules())
     assert e.action_to_str(e.action_from_str(loose)) == canonical
@@ -182,9 +188,11 @@ def test_action_strings_agree_with_the_wrapped_env():
 def _render_position():
     rules = Rules(players=3)
     sd = {
-        "hands": [["2C", "3C", "4C", "9D", "TD", "KH", "KS"],
-                  ["5H", "6H", "7H", "8S", "JC", "QC", "AD"],
-                  ["2D", "2H", "6S", "7S", "8D", "9C", "JK"]],
+        "hands": [
+            ["2C", "3C", "4C", "9D", "TD", "KH", "KS"],
+            ["5H", "6H", "7H", "8S", "JC", "QC", "AD"],
+            ["2D", "2H", "6S", "7S", "8D", "9C", "JK"],
+        ],
         "discard": ["4D", "QS", "5C"],
         "current_player": 0,
         "dealer": 2,

@@ -51,32 +51,56 @@ def test_card_strings_accepted(good, canonical):
 
 # --------------------------------------------------------------------------- Rules
 BAD_RULES = [
-    ("players", 1), ("players", 9), ("players", "2"), ("players", True), ("players", 2.0),
-    ("decks", 0), ("decks", 3), ("decks", "1"),
-    ("jokers_per_deck", -1), ("jokers_per_deck", 3), ("jokers_per_deck", None),
-    ("hand_size", 0), ("hand_size", -2), ("hand_size", 7.5),
-    ("target_score", 0), ("target_score", -500), ("target_score", 1.5), ("target_score", "500"),
-    ("card_values", "5-10"), ("card_values", None),
-    ("take_top_requires_meld", "yes"), ("take_top_requires_meld", 1),
+    ("players", 1),
+    ("players", 9),
+    ("players", "2"),
+    ("players", True),
+    ("players", 2.0),
+    ("decks", 0),
+    ("decks", 3),
+    ("decks", "1"),
+    ("jokers_per_deck", -1),
+    ("jokers_per_deck", 3),
+    ("jokers_per_deck", None),
+    ("hand_size", 0),
+    ("hand_size", -2),
+    ("hand_size", 7.5),
+    ("target_score", 0),
+    ("target_score", -500),
+    ("target_score", 1.5),
+    ("target_score", "500"),
+    ("card_values", "5-10"),
+    ("card_values", None),
+    ("take_top_requires_meld", "yes"),
+    ("take_top_requires_meld", 1),
     ("take_requires_new_meld", None),
     ("rummy_calls", "always"),
     ("going_out", "float_any"),
     ("ace_around_corner", "true"),
-    ("first_meld_minimum", -30), ("first_meld_minimum", 30.0),
+    ("first_meld_minimum", -30),
+    ("first_meld_minimum", 30.0),
     ("stock_exhausted", "stop"),
     ("tie_break", "random"),
     ("must_go_out_to_win", 0),
     ("episode", "match"),
     ("reward", "points"),
-    ("partnership", 1), ("partnership", "yes"),
-    ("joker_points", -1), ("joker_points", 20.0),
-    ("going_out_bonus", -25), ("going_out_bonus", None),
-    ("deals", 0), ("deals", 1.5),
+    ("partnership", 1),
+    ("partnership", "yes"),
+    ("joker_points", -1),
+    ("joker_points", 20.0),
+    ("going_out_bonus", -25),
+    ("going_out_bonus", None),
+    ("deals", 0),
+    ("deals", 1.5),
     ("final_bonus", "50"),
-    ("stock_draw", 3), ("stock_draw", True), ("stock_draw", 0),
-    ("first_discard", "dealer"), ("first_discard", None),
+    ("stock_draw", 3),
+    ("stock_draw", True),
+    ("stock_draw", 0),
+    ("first_discard", "dealer"),
+    ("first_discard", None),
     ("next_dealer", "right"),
-    ("seven_run_bonus", -500), ("seven_run_bonus", 500.0),
+    ("seven_run_bonus", -500),
+    ("seven_run_bonus", 500.0),
     ("meld_out_of_turn", 1),
 ]
 
@@ -100,7 +124,7 @@ def test_every_rules_field_is_validated():
 
 @pytest.mark.parametrize("keys", [["player"], ["players", "decks_", "colour"]])
 def test_unknown_rules_keys(keys):
-    d = {k: 2 for k in keys}
+    d = dict.fromkeys(keys, 2)
     with pytest.raises(ValueError) as info:
         Rules.from_dict(d)
     for k in keys:
@@ -113,13 +137,16 @@ def test_unknown_rule_override_in_env():
         rummy_env.env(jokers=1)
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"players": 8, "decks": 1},
-    {"players": 4, "hand_size": 14},
-    {"players": 4, "hand_size": 13, "jokers_per_deck": 0},
-    {"players": 2, "hand_size": 27, "jokers_per_deck": 0},
-    {"players": 8, "hand_size": 14},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"players": 8, "decks": 1},
+        {"players": 4, "hand_size": 14},
+        {"players": 4, "hand_size": 13, "jokers_per_deck": 0},
+        {"players": 2, "hand_size": 27, "jokers_per_deck": 0},
+        {"players": 8, "hand_size": 14},
+    ],
+)
 def test_impossible_deal(kwargs):
     with pytest.raises(ValueError) as info:
         Rules(**kwargs)
@@ -202,14 +229,17 @@ def test_scenario_stock_missing_cards(base):
     _refused(e, {**sd, "stock": sd["stock"][:3] + sd["stock"][4:]}, missing)
 
 
-@pytest.mark.parametrize("cards,words", [
-    (["2H", "5H", "9C"], ["melds[0]"]),
-    (["8H", "7H", "6H"], ["melds[0]", "low to high"]),
-    (["KH", "AH", "2H"], ["melds[0]", "run"]),
-    (["9H", "9S"], ["melds[0]", "3"]),
-    (["9H", "9S", "9C", "9D", "JK"], ["melds[0]", "4"]),
-    (["JK", "JK", "JK=5H"], ["melds[0]"]),
-])
+@pytest.mark.parametrize(
+    "cards,words",
+    [
+        (["2H", "5H", "9C"], ["melds[0]"]),
+        (["8H", "7H", "6H"], ["melds[0]", "low to high"]),
+        (["KH", "AH", "2H"], ["melds[0]", "run"]),
+        (["9H", "9S"], ["melds[0]", "3"]),
+        (["9H", "9S", "9C", "9D", "JK"], ["melds[0]", "4"]),
+        (["JK", "JK", "JK=5H"], ["melds[0]"]),
+    ],
+)
 def test_scenario_invalid_meld(base, cards, words):
     e, sd = base
     physical = [c if not c.startswith("JK") else "JK" for c in cards]
@@ -223,8 +253,9 @@ def test_scenario_group_of_jokers_only(base):
 
 def test_scenario_joker_in_run_must_be_declared(base):
     e, sd = base
-    msg = _refused(e, {**_without_stock(sd, "6H", "7H", "JK"), "melds": [{"owner": 0, "cards": ["6H", "7H", "JK"]}]},
-                   "melds[0]")
+    msg = _refused(
+        e, {**_without_stock(sd, "6H", "7H", "JK"), "melds": [{"owner": 0, "cards": ["6H", "7H", "JK"]}]}, "melds[0]"
+    )
     assert "JK=" in msg or "declare" in msg, msg
 
 
@@ -235,10 +266,17 @@ def test_scenario_declared_joker_in_run_is_fine(base):
     assert e.state_dict()["melds"][0]["cards"] == ["6H", "7H", "JK=8H"]
 
 
-@pytest.mark.parametrize("key,value", [
-    ("current_player", 3), ("current_player", -1), ("current_player", "0"), ("current_player", True),
-    ("dealer", 5), ("dealer", 1.0),
-])
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("current_player", 3),
+        ("current_player", -1),
+        ("current_player", "0"),
+        ("current_player", True),
+        ("dealer", 5),
+        ("dealer", 1.0),
+    ],
+)
 def test_scenario_bad_seat(base, key, value):
     e, sd = base
     _refused(e, {**sd, key: value}, key)
@@ -246,17 +284,23 @@ def test_scenario_bad_seat(base, key, value):
 
 def test_scenario_bad_meld_owner(base):
     e, sd = base
-    _refused(e, {**_without_stock(sd, "9H", "9S", "9C"), "melds": [{"owner": 3, "cards": ["9H", "9S", "9C"]}]},
-             "owner")
-    _refused(e, {**_without_stock(sd, "9H", "9S", "9C"),
-                 "melds": [{"owner": 0, "cards": ["9H", "9S", "9C"], "owners": [0, 1]}]}, "owners")
+    _refused(e, {**_without_stock(sd, "9H", "9S", "9C"), "melds": [{"owner": 3, "cards": ["9H", "9S", "9C"]}]}, "owner")
+    _refused(
+        e,
+        {
+            **_without_stock(sd, "9H", "9S", "9C"),
+            "melds": [{"owner": 0, "cards": ["9H", "9S", "9C"], "owners": [0, 1]}],
+        },
+        "owners",
+    )
 
 
 def test_scenario_unknown_keys(base):
     e, sd = base
     _refused(e, {**sd, "colour": "red"}, "colour")
-    _refused(e, {**_without_stock(sd, "9H", "9S", "9C"),
-                 "melds": [{"owner": 0, "cards": ["9H", "9S", "9C"], "by": 0}]}, "by")
+    _refused(
+        e, {**_without_stock(sd, "9H", "9S", "9C"), "melds": [{"owner": 0, "cards": ["9H", "9S", "9C"], "by": 0}]}, "by"
+    )
 
 
 @pytest.mark.parametrize("phase", ["discard", "Draw", "", None, 1])
@@ -289,19 +333,22 @@ def test_a_refused_scenario_does_not_change_the_game(base):
 
 
 # --------------------------------------------------------------------------- actions
-@pytest.mark.parametrize("text,words", [
-    ("fly", ["fly"]),
-    ("", []),
-    ("take", ["take"]),
-    ("take x", ["take x"]),
-    ("take 9999", ["9999"]),
-    ("meld 2H 5H 9C", ["meld 2H 5H 9C"]),
-    ("meld 9H 9S", ["meld 9H 9S"]),
-    ("layoff JK run", ["layoff JK run"]),
-    ("layoff 9H sideways", ["sideways"]),
-    ("discard", ["discard"]),
-    ("draw now", ["draw now"]),
-])
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("fly", ["fly"]),
+        ("", []),
+        ("take", ["take"]),
+        ("take x", ["take x"]),
+        ("take 9999", ["9999"]),
+        ("meld 2H 5H 9C", ["meld 2H 5H 9C"]),
+        ("meld 9H 9S", ["meld 9H 9S"]),
+        ("layoff JK run", ["layoff JK run"]),
+        ("layoff 9H sideways", ["sideways"]),
+        ("discard", ["discard"]),
+        ("draw now", ["draw now"]),
+    ],
+)
 def test_unknown_action_string(text, words):
     e = make_env(Rules())
     with pytest.raises(ValueError) as info:

@@ -15,10 +15,12 @@ from .conftest import dealt_hand_size, engine_state_dict, make_env
 BATCH_RULES = {
     "2p-default": Rules(),
     "4p-float-corner-min30": Rules(players=4, going_out="float", ace_around_corner=True, first_meld_minimum=30),
-    "5p-last-discard-reshuffle-score": Rules(players=5, rummy_calls="last_discard", stock_exhausted="reshuffle",
-                                             reward="score", target_score=100),
-    "3p-hand-5-10-15-new-meld": Rules(players=3, episode="hand", card_values="5-10-15",
-                                      take_top_requires_meld=True, take_requires_new_meld=True),
+    "5p-last-discard-reshuffle-score": Rules(
+        players=5, rummy_calls="last_discard", stock_exhausted="reshuffle", reward="score", target_score=100
+    ),
+    "3p-hand-5-10-15-new-meld": Rules(
+        players=3, episode="hand", card_values="5-10-15", take_top_requires_meld=True, take_requires_new_meld=True
+    ),
     "3p-out-of-turn-min30": Rules(players=3, meld_out_of_turn=True, first_meld_minimum=30),
 }
 
@@ -49,10 +51,18 @@ def run_batch(rules: Rules, seeds: list[int], steps: int, engine_seed: int = 0) 
         result = eng.step(actions)
         obs, new_mask = eng.observe(), eng.legal_mask()
         for g in np.flatnonzero(active):
-            out[g].append((
-                to_str(int(actions[g])), result.rewards[g].tolist(), bool(result.done[g]), bool(result.truncated[g]),
-                engine_state_dict(eng, int(g)), obs[g].tobytes(), new_mask[g].tobytes(), int(eng.current_player[g]),
-            ))
+            out[g].append(
+                (
+                    to_str(int(actions[g])),
+                    result.rewards[g].tolist(),
+                    bool(result.done[g]),
+                    bool(result.truncated[g]),
+                    engine_state_dict(eng, int(g)),
+                    obs[g].tobytes(),
+                    new_mask[g].tobytes(),
+                    int(eng.current_player[g]),
+                )
+            )
     return out
 
 
@@ -66,10 +76,10 @@ def test_batched_games_equal_games_played_alone(name):
     for g, seed in enumerate(seeds):
         alone = run_batch(rules, [seed], steps, engine_seed=999)[0]
         assert len(alone) == len(together[g]), f"game {g}: {len(alone)} steps alone vs {len(together[g])} in the batch"
-        for i, (a, b) in enumerate(zip(alone, together[g])):
+        for i, (a, b) in enumerate(zip(alone, together[g], strict=False)):
             if a != b:
                 fields = ["action", "rewards", "done", "truncated", "state_dict", "observation", "mask", "to_act"]
-                bad = [f for f, x, y in zip(fields, a, b) if x != y]
+                bad = [f for f, x, y in zip(fields, a, b, strict=False) if x != y]
                 raise AssertionError(f"game {g} (seed {seed}) step {i} ({b[0]!r}): differs alone vs batched in {bad}")
 
 
@@ -225,7 +235,7 @@ def test_env_max_steps_truncates_every_agent():
     rng = random.Random(0)
     steps = 0
     for name in e.agent_iter():
-        obs, reward, term, trunc, info = e.last()
+        obs, _reward, term, trunc, _info = e.last()
         if term or trunc:
             assert trunc and not term
             e.step(None)

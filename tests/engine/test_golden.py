@@ -42,9 +42,9 @@ def _parse_header(lines: list[str]) -> tuple[dict, int]:
     rules = seed = None
     for line in lines:
         if line.startswith("# rules: "):
-            rules = json.loads(line[len("# rules: "):])
+            rules = json.loads(line[len("# rules: ") :])
         elif line.startswith("# seed: "):
-            seed = int(line[len("# seed: "):])
+            seed = int(line[len("# seed: ") :])
     assert rules is not None and seed is not None, "golden file without '# rules:' / '# seed:' header"
     return rules, seed
 
@@ -77,8 +77,15 @@ def test_golden_replay(path: Path):
         seat = int(seat_text[1:])
         context = steps[max(0, i - 2) : i + 1]
         if env.agent_selection != f"player_{seat}":
-            pytest.fail(_mismatch(path, number, context, context[:-1] + [f"(player to act is {env.agent_selection})"],
-                                  f"expected p{seat} to act"))
+            pytest.fail(
+                _mismatch(
+                    path,
+                    number,
+                    context,
+                    context[:-1] + [f"(player to act is {env.agent_selection})"],
+                    f"expected p{seat} to act",
+                )
+            )
         try:
             env.step(env.action_from_str(action))
         except ValueError as err:

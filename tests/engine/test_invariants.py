@@ -196,11 +196,14 @@ def test_known_cards_are_observed():
     assert not np.array_equal(_obs(rules, sd, 0)["observation"], _obs(rules, other, 0)["observation"])
 
 
-@pytest.mark.parametrize("phase_extra", [
-    {"phase": "play", "obliged": "AD", "current_player": 1, "dealer": 0},
-    {"phase": "rummy", "current_player": 1, "dealer": 0, "discarder": 0, "rummy_queue": [1]},
-    {},
-])
+@pytest.mark.parametrize(
+    "phase_extra",
+    [
+        {"phase": "play", "obliged": "AD", "current_player": 1, "dealer": 0},
+        {"phase": "rummy", "current_player": 1, "dealer": 0, "discarder": 0, "rummy_queue": [1]},
+        {},
+    ],
+)
 def test_random_hidden_variants_of_a_position(phase_extra):
     rules, sd = _scenario(**phase_extra)
     if sd.get("phase") == "rummy":

@@ -20,15 +20,26 @@ from .test_state_dict import check_restore_at
 SWITCHES = {
     "boathouse-3p": Rules(players=3, stock_draw=2, target_score=100),
     "opening-winner-deals": Rules(players=3, first_discard="player", next_dealer="winner", target_score=100),
-    "ace_15-no-penalty": Rules(players=4, hand_size=10, card_values="ace_15", stock_exhausted="end_no_penalty",
-                               target_score=100),
-    "ace_25-play-out": Rules(players=4, hand_size=10, card_values="ace_25", stock_exhausted="play_out",
-                             episode="hand"),
-    "four-aces-seven-run": Rules(players=2, decks=2, card_values="four_aces_100", seven_run_bonus=500,
-                                 target_score=300),
-    "mix": Rules(players=5, stock_draw=2, first_discard="player", next_dealer="winner", stock_exhausted="play_out",
-                 card_values="four_aces_100", seven_run_bonus=500, first_meld_minimum=30,
-                 rummy_calls="last_discard", target_score=100, reward="score"),
+    "ace_15-no-penalty": Rules(
+        players=4, hand_size=10, card_values="ace_15", stock_exhausted="end_no_penalty", target_score=100
+    ),
+    "ace_25-play-out": Rules(players=4, hand_size=10, card_values="ace_25", stock_exhausted="play_out", episode="hand"),
+    "four-aces-seven-run": Rules(
+        players=2, decks=2, card_values="four_aces_100", seven_run_bonus=500, target_score=300
+    ),
+    "mix": Rules(
+        players=5,
+        stock_draw=2,
+        first_discard="player",
+        next_dealer="winner",
+        stock_exhausted="play_out",
+        card_values="four_aces_100",
+        seven_run_bonus=500,
+        first_meld_minimum=30,
+        rummy_calls="last_discard",
+        target_score=100,
+        reward="score",
+    ),
 }
 
 
@@ -89,10 +100,17 @@ def test_switch_layouts_leave_the_default_untouched():
     assert play_out.action_space("player_0").n == base.action_space("player_0").n + 1
     assert play_out.action_to_str(base.action_space("player_0").n) == "skip"
     opening = make_env(Rules(first_discard="player"))
-    assert opening.observation_space("player_0")["observation"].shape[0] > base.observation_space(
-        "player_0")["observation"].shape[0]
-    for rules in (Rules(stock_draw=2), Rules(card_values="ace_25"), Rules(seven_run_bonus=500),
-                  Rules(next_dealer="winner"), Rules(stock_exhausted="end_no_penalty")):
+    assert (
+        opening.observation_space("player_0")["observation"].shape[0]
+        > base.observation_space("player_0")["observation"].shape[0]
+    )
+    for rules in (
+        Rules(stock_draw=2),
+        Rules(card_values="ace_25"),
+        Rules(seven_run_bonus=500),
+        Rules(next_dealer="winner"),
+        Rules(stock_exhausted="end_no_penalty"),
+    ):
         env = make_env(rules)
         assert env.action_space("player_0").n == base.action_space("player_0").n
         assert env.observation_space("player_0") == base.observation_space("player_0")

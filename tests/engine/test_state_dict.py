@@ -37,8 +37,19 @@ VARIANTS = {
 }
 
 FUTURE = 20  # steps replayed after each restore
-WANTED = {"draw", "play", "rummy", "obliged", "top_taken", "floating", "known", "laid_off",
-          "joker_on_table", "after_a_hand", "unopened"}
+WANTED = {
+    "draw",
+    "play",
+    "rummy",
+    "obliged",
+    "top_taken",
+    "floating",
+    "known",
+    "laid_off",
+    "joker_on_table",
+    "after_a_hand",
+    "unopened",
+}
 
 
 def features(sd: dict) -> set[str]:
@@ -137,12 +148,12 @@ def test_restore_every_phase_and_situation():
     """Restore at the first position showing each situation (phases, obliged card, floating, ...)."""
     done: set[str] = set()
     rng = random.Random(1)
-    for name, rules in VARIANTS.items():
+    for rules in VARIANTS.values():
         for game in range(3):
             env = make_env(rules)
             env.reset(seed=100 + game)
             for _ in range(800):
-                if all(env.terminations.values()) or WANTED <= done:
+                if all(env.terminations.values()) or done >= WANTED:
                     break
                 new = features(env.state_dict()) - done
                 if new:
@@ -150,7 +161,7 @@ def test_restore_every_phase_and_situation():
                     check_restore_at(rules, env, rng, future=8)
                 else:
                     env.step(random_policy_action(env, rng))
-    assert WANTED <= done, f"never reached: {WANTED - done}"
+    assert done >= WANTED, f"never reached: {WANTED - done}"
 
 
 def test_restore_keeps_the_stock_order():
@@ -181,9 +192,11 @@ def test_restore_with_the_stock_omitted_is_seeded():
     assert sorted(stocks[0]) == sorted(stocks[2])
 
 
-@pytest.mark.parametrize("rules", [Rules(players=2, target_score=10_000),
-                                   Rules(players=6, stock_exhausted="reshuffle", target_score=10_000)],
-                         ids=["next-deal", "reshuffle"])
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(players=2, target_score=10_000), Rules(players=6, stock_exhausted="reshuffle", target_score=10_000)],
+    ids=["next-deal", "reshuffle"],
+)
 def test_restored_future_matches_across_random_events(rules):
     """A restored position deals the same next hand and reshuffles the same way as the original."""
     env = make_env(rules)

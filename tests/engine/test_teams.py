@@ -24,8 +24,9 @@ TEAM_RULES = {
     "partnership-deals-bonuses": Rules.preset(
         "partnership", jokers_per_deck=4, joker_points=20, going_out_bonus=25, deals=2, final_bonus=50
     ),
-    "partnership-went-out-low-target": Rules.preset("partnership", tie_break="went_out", target_score=60,
-                                                    must_go_out_to_win=True),
+    "partnership-went-out-low-target": Rules.preset(
+        "partnership", tie_break="went_out", target_score=60, must_go_out_to_win=True
+    ),
     "solo-deals": Rules(players=3, deals=2, final_bonus=30, going_out_bonus=10, reward="score"),
 }
 
@@ -58,8 +59,12 @@ def test_random_games_keep_every_invariant(name):
 @pytest.mark.parametrize("name", ["partnership", "partnership-deals-bonuses"])
 def test_batched_random_play(name):
     """Card conservation (56 cards with four jokers), zero-sum rewards, masks, in a batch of games."""
-    stats = run_batched_checked(TEAM_RULES[name].replace(**({"target_score": 80} if name == "partnership" else {})),
-                                num_games=8, seed=5, steps=400)
+    stats = run_batched_checked(
+        TEAM_RULES[name].replace(**({"target_score": 80} if name == "partnership" else {})),
+        num_games=8,
+        seed=5,
+        steps=400,
+    )
     assert stats.steps > 0
 
 

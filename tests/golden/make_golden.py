@@ -32,17 +32,49 @@ GAMES: dict[str, tuple[dict, int]] = {
     "2p_default": ({"players": 2, "target_score": 150}, 1),
     "3p_jokers": ({"players": 3, "jokers_per_deck": 2, "target_score": 120}, 2),
     "4p_corner_float": ({"players": 4, "ace_around_corner": True, "going_out": "float", "episode": "hand"}, 18),
-    "5p_two_decks_last_discard": ({"players": 5, "decks": 2, "rummy_calls": "last_discard", "target_score": 100,
-                                   "reward": "score"}, 4),
-    "3p_min30_new_meld_reshuffle": ({"players": 3, "first_meld_minimum": 30, "take_requires_new_meld": True,
-                                     "stock_exhausted": "reshuffle", "episode": "hand"}, 5),
+    "5p_two_decks_last_discard": (
+        {"players": 5, "decks": 2, "rummy_calls": "last_discard", "target_score": 100, "reward": "score"},
+        4,
+    ),
+    "3p_min30_new_meld_reshuffle": (
+        {
+            "players": 3,
+            "first_meld_minimum": 30,
+            "take_requires_new_meld": True,
+            "stock_exhausted": "reshuffle",
+            "episode": "hand",
+        },
+        5,
+    ),
     "3p_out_of_turn": ({"players": 3, "meld_out_of_turn": True, "first_meld_minimum": 30, "episode": "hand"}, 7),
-    "3p_opening_draw2_play_out": ({"players": 3, "first_discard": "player", "stock_draw": 2, "next_dealer": "winner",
-                                   "stock_exhausted": "play_out", "card_values": "ace_15", "seven_run_bonus": 500,
-                                   "hand_size": 10, "target_score": 120}, 2),
+    "3p_opening_draw2_play_out": (
+        {
+            "players": 3,
+            "first_discard": "player",
+            "stock_draw": 2,
+            "next_dealer": "winner",
+            "stock_exhausted": "play_out",
+            "card_values": "ace_15",
+            "seven_run_bonus": 500,
+            "hand_size": 10,
+            "target_score": 120,
+        },
+        2,
+    ),
     "4p_partnership": ({"players": 4, "partnership": True, "target_score": 150}, 3),
-    "4p_partnership_deals_bonuses": ({"players": 4, "partnership": True, "jokers_per_deck": 4, "joker_points": 20,
-                                      "going_out_bonus": 25, "deals": 2, "final_bonus": 50, "reward": "score"}, 6),
+    "4p_partnership_deals_bonuses": (
+        {
+            "players": 4,
+            "partnership": True,
+            "jokers_per_deck": 4,
+            "joker_points": 20,
+            "going_out_bonus": 25,
+            "deals": 2,
+            "final_bonus": 50,
+            "reward": "score",
+        },
+        6,
+    ),
 }
 WEIGHTS = {"meld": 12, "layoff": 12, "rummy": 6, "take": 3}
 MAX_STEPS = 3000
@@ -55,7 +87,7 @@ def _num(x: float) -> str:
 def meld_text(meld: dict) -> str:
     """``0:6H,7H,JK=8H,9H/1``: the melder, then the cards, each laid-off card with its owner if different."""
     owners = meld.get("owners") or [meld["owner"]] * len(meld["cards"])
-    cards = [c if o == meld["owner"] else f"{c}/{o}" for c, o in zip(meld["cards"], owners)]
+    cards = [c if o == meld["owner"] else f"{c}/{o}" for c, o in zip(meld["cards"], owners, strict=False)]
     return f"{meld['owner']}:" + ",".join(cards)
 
 

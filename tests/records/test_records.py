@@ -277,7 +277,9 @@ def test_hands_table(recorded):
 def test_variants_replay(rules, tmp_path):
     path = tmp_path / "variant.jsonl"
     with RecordWriter(path, rules) as writer:
-        play_recorded(rules, [RandomAgent(5), GreedyAgent(), StrategicAgent()], [1, 2, 3], writer, batch=2, max_steps=1500)
+        play_recorded(
+            rules, [RandomAgent(5), GreedyAgent(), StrategicAgent()], [1, 2, 3], writer, batch=2, max_steps=1500
+        )
     records = read_records(path)
     assert len(records) == 3
     assert replay_batch(records) == [r.result["final"] for r in records]

@@ -5,10 +5,12 @@ docs/api.md: ``raw_env``/``env``, ``Rules``, ``reset(options={"scenario":
 ...})``, ``observe()["action_mask"]``, ``action_to_str``/``action_from_str``,
 ``step``, ``state_dict()``, ``rewards``, ``terminations``, ``agent_selection``.
 """
+
 from __future__ import annotations
 
 import collections
 import copy
+import itertools
 
 import numpy as np
 import pytest
@@ -65,8 +67,18 @@ def all_cards(sd: dict) -> collections.Counter:
 
 
 # --------------------------------------------------------------------------- scenarios
-def scenario(hands, discard=(), melds=(), stock_top=(), current_player=0, dealer=None,
-             scores=None, rules=None, omit_stock=False, **extra) -> dict:
+def scenario(
+    hands,
+    discard=(),
+    melds=(),
+    stock_top=(),
+    current_player=0,
+    dealer=None,
+    scores=None,
+    rules=None,
+    omit_stock=False,
+    **extra,
+) -> dict:
     """A scenario dict (SPEC "reset(options={'scenario': S})").
 
     The stock is ``stock_top`` (top first) followed by every remaining card of
@@ -108,7 +120,7 @@ class Game:
     def __init__(self, env, rules: dict | None = None):
         self.env = env
         self.rules = dict(rules or {})
-        self.returns = {a: 0.0 for a in env.possible_agents}
+        self.returns = dict.fromkeys(env.possible_agents, 0.0)
 
     # ---- reading
     @property
@@ -136,8 +148,9 @@ class Game:
         return self.sd()["melds"]
 
     def done(self) -> bool:
-        return all(self.env.terminations.get(a, False) or self.env.truncations.get(a, False)
-                   for a in self.env.possible_agents)
+        return all(
+            self.env.terminations.get(a, False) or self.env.truncations.get(a, False) for a in self.env.possible_agents
+        )
 
     # ---- acting
     def _collect(self):
@@ -147,7 +160,7 @@ class Game:
         for a, v in r.items():
             self.returns[a] += v
 
-    def play(self, *actions: str) -> "Game":
+    def play(self, *actions: str) -> Game:
         """Play action strings; "p1:pass" also asserts that player_1 is to act."""
         for a in actions:
             who = None
@@ -155,8 +168,7 @@ class Game:
                 who, a = a.split(":", 1)
                 who, a = P(int(who.strip().lstrip("pP"))), a.strip()
             if who is not None:
-                assert self.agent == who, (
-                    f"expected {who} to act ({a!r}) but {self.agent} acts, phase {self.phase}")
+                assert self.agent == who, f"expected {who} to act ({a!r}) but {self.agent} acts, phase {self.phase}"
             L = self.legal()
             assert a in L, f"{a!r} should be legal for {self.agent} (phase {self.phase}); legal: {sorted(L)}"
             self.env.step(self.env.action_from_str(a))
@@ -172,21 +184,22 @@ class Game:
 
     def exact(self, expected) -> None:
         L = self.legal()
-        assert L == set(expected), (
+        assert set(expected) == L, (
             f"legal actions of {self.agent} (phase {self.phase}):\n  extra: {sorted(L - set(expected))}"
-            f"\n  missing: {sorted(set(expected) - L)}")
+            f"\n  missing: {sorted(set(expected) - L)}"
+        )
 
 
 def make_env(**rules):
     return rummy_env.raw_env(**rules)
 
 
-def start(hands, discard=(), melds=(), stock_top=(), current_player=0, seed=0, dealer=None,
-          scores=None, extra=None, **rules) -> Game:
+def start(
+    hands, discard=(), melds=(), stock_top=(), current_player=0, seed=0, dealer=None, scores=None, extra=None, **rules
+) -> Game:
     """raw_env(**rules) reset from a scenario; players defaults to len(hands)."""
     rules.setdefault("players", len(hands))
-    S = scenario(hands, discard, melds, stock_top, current_player, dealer, scores,
-                 rules=rules, **(extra or {}))
+    S = scenario(hands, discard, melds, stock_top, current_player, dealer, scores, rules=rules, **(extra or {}))
     e = rummy_env.raw_env(**rules)
     e.reset(seed=seed, options={"scenario": S})
     return Game(e, rules)
@@ -256,14 +269,14 @@ def meld_problem(cards, ace_around_corner=False, two_decks=False) -> str | None:
     if ace_around_corner:
         if len(set(ranks)) != len(ranks) or len(ranks) > 13:
             return "run repeating a rank"
-        for a, b in zip(ranks, ranks[1:]):
+        for a, b in itertools.pairwise(ranks):
             if b != a % 13 + 1:
                 return f"run not consecutive: {cards}"
         return None
     vals = []
     for k, r in enumerate(ranks):
         vals.append(14 if (r == 1 and k > 0) else r)
-    for a, b in zip(vals, vals[1:]):
+    for a, b in itertools.pairwise(vals):
         if b != a + 1:
             return f"run not consecutive (low to high, ace low or high): {cards}"
     return None
@@ -281,7 +294,7 @@ def canon_state(sd: dict) -> dict:
         cards = list(m["cards"])
         naturals = [c for c in cards if c != "JK"]
         if not any(c.startswith("JK=") for c in cards) and len({c[0] for c in naturals}) == 1:  # a group
-            pairs = sorted(zip(cards, ow))
+            pairs = sorted(zip(cards, ow, strict=False))
             cards, ow = [p[0] for p in pairs], [p[1] for p in pairs]
         ms.append({"owner": m["owner"], "cards": cards, "owners": ow})
     s["melds"] = ms

@@ -3,6 +3,7 @@
 Scope: going_out="any", card_values="standard"; ace_around_corner via set_corner(). Card strings as in
 SPEC; table melds as in state_dict ("JK=8H" in runs, "JK" in groups), in melding order.
 """
+
 from __future__ import annotations
 
 import collections
@@ -85,10 +86,7 @@ def _ends(cards):
         return RANKS[(lo - 2) % 13] + suit, RANKS[(lo - 1 + len(ids)) % 13] + suit
     hi = 14 if (ids[-1][0] == "A" and len(ids) > 1) else _rank(ids[-1])
     low = RANKS[lo - 2] + suit if lo > 1 else None
-    if hi < 13:
-        high = RANKS[hi] + suit
-    else:
-        high = "A" + suit if (hi == 13 and lo != 1) else None
+    high = RANKS[hi] + suit if hi < 13 else "A" + suit if hi == 13 and lo != 1 else None
     return low, high
 
 
@@ -97,7 +95,7 @@ def run_ends(cards) -> set[str]:
 
 
 def group_rank(cards) -> str:
-    return [c for c in cards if c != "JK"][0][0]
+    return next(c for c in cards if c != "JK")[0]
 
 
 def group_takes(cards, card) -> bool:
@@ -120,7 +118,7 @@ def fits_table(card, melds) -> bool:
 
 
 def _extend_run(m, ident, joker):
-    low, high = _ends(m)
+    _low, high = _ends(m)
     c = "JK=" + ident if joker else ident
     return m + [c] if ident == high else [c] + m  # an ace fitting both ends goes high
 
@@ -146,7 +144,7 @@ def placements(hand, melds, obliged=None, allow_layoff=True):
         res.append(("meld " + " ".join(cards), list(h2.elements()), melds + [new], pts))
     if not allow_layoff:
         return res
-    for c in ([obliged] if obliged else sorted(hc)):
+    for c in [obliged] if obliged else sorted(hc):
         h2 = hc.copy()
         h2[c] -= 1
         h2 = list(h2.elements())
@@ -156,24 +154,27 @@ def placements(hand, melds, obliged=None, allow_layoff=True):
                 if is_run(m):
                     for e in sorted(run_ends(m) - done):
                         done.add(e)
-                        res.append((f"layoff JK as {e} run", h2,
-                                    melds[:i] + [_extend_run(m, e, True)] + melds[i + 1:], 15))
+                        res.append(
+                            (f"layoff JK as {e} run", h2, melds[:i] + [_extend_run(m, e, True)] + melds[i + 1 :], 15)
+                        )
             ranks = set()
             for i, m in enumerate(melds):
                 if not is_run(m) and len(m) < 4 and group_rank(m) not in ranks:
                     ranks.add(group_rank(m))
-                    res.append((f"layoff JK as {group_rank(m)} group", h2,
-                                melds[:i] + [m + ["JK"]] + melds[i + 1:], 15))
+                    res.append(
+                        (f"layoff JK as {group_rank(m)} group", h2, melds[:i] + [m + ["JK"]] + melds[i + 1 :], 15)
+                    )
             continue
         for i, m in enumerate(melds):
             if is_run(m) and c in run_ends(m):
                 grown = _extend_run(m, c, False)
-                res.append((f"layoff {c} run", h2, melds[:i] + [grown] + melds[i + 1:],
-                            value(c, low_ace=(grown[0] == c))))
+                res.append(
+                    (f"layoff {c} run", h2, melds[:i] + [grown] + melds[i + 1 :], value(c, low_ace=(grown[0] == c)))
+                )
                 break
         for i, m in enumerate(melds):
             if not is_run(m) and group_takes(m, c):
-                res.append((f"layoff {c} group", h2, melds[:i] + [m + [c]] + melds[i + 1:], value(c)))
+                res.append((f"layoff {c} group", h2, melds[:i] + [m + [c]] + melds[i + 1 :], value(c)))
                 break
     return res
 
@@ -196,8 +197,10 @@ def _reach(hand, melds, need) -> bool:
         return True
     if sum(value(c) for c in hand) < need:
         return False
-    return any(pts >= need or _reach(*_key(h2, m2), need - pts)
-               for _, h2, m2, pts in placements(list(hand), [list(m) for m in melds]))
+    return any(
+        pts >= need or _reach(*_key(h2, m2), need - pts)
+        for _, h2, m2, pts in placements(list(hand), [list(m) for m in melds])
+    )
 
 
 def can_reach(hand, melds, need) -> bool:
@@ -219,8 +222,9 @@ def play_actions(hand, melds, top=None, obliged=None, allow_layoff=True, need=0,
     return out
 
 
-def draw_actions(hand, pile, melds, stock_n, take_top_requires_meld=False,
-                 take_requires_new_meld=False, need=0) -> set[str]:
+def draw_actions(
+    hand, pile, melds, stock_n, take_top_requires_meld=False, take_requires_new_meld=False, need=0
+) -> set[str]:
     """Draw-phase mask (`pile` bottom first)."""
     out = {"draw" if stock_n else "stop"}
     by_depth = pile[::-1]
@@ -262,5 +266,8 @@ def call_depths_for(hand, pile, melds, depths, need=0, mode="pile") -> set[int]:
     by_depth = pile[::-1]
     if mode == "last_discard":
         return {d for d in depths if call_layoffs(by_depth[d], melds, need)}
-    return {d for d in depths
-            if any(_offered(p, None, need) for p in placements(list(hand) + by_depth[: d + 1], melds, by_depth[d]))}
+    return {
+        d
+        for d in depths
+        if any(_offered(p, None, need) for p in placements(list(hand) + by_depth[: d + 1], melds, by_depth[d]))
+    }

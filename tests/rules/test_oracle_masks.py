@@ -2,6 +2,7 @@
 many small random positions: which draws/takes are offered (§4.1), which melds and lay-offs
 (§3, §4.2), what an obliged card allows (SPEC "After take D or rummy D … the next action must be
 a meld or lay-off that uses the obliged card"), and which "Rummy!" calls (§5)."""
+
 import collections
 import os
 import random
@@ -46,7 +47,7 @@ def _make_meld(rng, avail, suits, lo, corner=False):
             avail["JK"] -= 1
             cards[k] = "JK=" + cards[k]
         return cards
-    r = rng.choice(RANKS[max(0, lo - 2): lo + 6])
+    r = rng.choice(RANKS[max(0, lo - 2) : lo + 6])
     ss = [s for s in "CDHS" if avail[r + s] > 0]
     if len(ss) < 3:
         return None
@@ -71,27 +72,25 @@ def _position(rng, decks, corner=False):
         m = _make_meld(rng, avail, suits, lo, corner)
         if m:
             melds.append(m)
-    window = {RANKS[(lo - 1 + k) % 13] for k in range(6)} if corner else set(RANKS[lo - 1: lo + 5])
+    window = {RANKS[(lo - 1 + k) % 13] for k in range(6)} if corner else set(RANKS[lo - 1 : lo + 5])
     cand = [c for c in sorted(avail.elements()) if c == "JK" or (c[1] in suits and c[0] in window)]
     rng.shuffle(cand)
     kh, kp = rng.randint(2, 7), rng.randint(1, 7)
-    hand, pile, p1 = cand[:kh], cand[kh:kh + kp], cand[kh + kp:kh + kp + 3]
+    hand, pile, p1 = cand[:kh], cand[kh : kh + kp], cand[kh + kp : kh + kp + 3]
     rest = avail.copy()
     rest.subtract(collections.Counter(hand + pile + p1))
-    extra = [c for c in sorted(rest.elements())]
+    extra = sorted(rest.elements())
     p1 += extra[: max(0, 3 - len(p1))]
     return hand, pile, p1, melds
 
 
 def _start(hand, pile, p1, melds, rules):
-    return start(hands=[hand, p1], discard=pile,
-                 melds=[{"owner": 1, "cards": list(m)} for m in melds], **rules)
+    return start(hands=[hand, p1], discard=pile, melds=[{"owner": 1, "cards": list(m)} for m in melds], **rules)
 
 
 def _check(g, expected, what):
     got = g.legal()
-    assert got == expected, (f"{what}: extra {sorted(got - expected)}, missing {sorted(expected - got)}; "
-                             f"state {g.sd()}")
+    assert got == expected, f"{what}: extra {sorted(got - expected)}, missing {sorted(expected - got)}; state {g.sd()}"
 
 
 ASPECTS = ["draw", "deep_take", "top_take", "play", "rummy"]
@@ -131,8 +130,11 @@ def _run_aspect(name, rules, aspect):
             counts["interesting"] += any(a.startswith("take") and a != "take 0" for a in expected)
             continue
         if aspect in ("deep_take", "top_take"):
-            want = [a for a in sorted(expected & g.legal()) if a.startswith("take")
-                    and (a == "take 0") == (aspect == "top_take")]
+            want = [
+                a
+                for a in sorted(expected & g.legal())
+                if a.startswith("take") and (a == "take 0") == (aspect == "top_take")
+            ]
             if not want:
                 continue
             a = pick.choice(want)
@@ -140,9 +142,13 @@ def _run_aspect(name, rules, aspect):
             taken = pile[::-1][: d + 1]
             g.play(a)
             bound = d > 0 or top_meld
-            exp = oracle.play_actions(hand + taken, melds, top=taken[-1] if d == 0 else None,
-                                      obliged=taken[-1] if bound else None,
-                                      allow_layoff=not (bound and new_meld))
+            exp = oracle.play_actions(
+                hand + taken,
+                melds,
+                top=taken[-1] if d == 0 else None,
+                obliged=taken[-1] if bound else None,
+                allow_layoff=not (bound and new_meld),
+            )
             _check(g, exp, f"after {a}, trial {trial}")
             counts["checked"] += 1
             counts["interesting"] += any(x.startswith(("meld", "layoff")) for x in exp)
@@ -199,10 +205,16 @@ def test_masks_match_brute_force_with_first_meld_minimum(aspect):
         hand, pile, p1, melds = _position(rng, 1)
         pick = random.Random(trial)
         used = collections.Counter(hand + pile + p1) + collections.Counter(
-            oracle._ident(c) if not c.startswith("JK") else "JK" for m in melds for c in m)
+            oracle._ident(c) if not c.startswith("JK") else "JK" for m in melds for c in m
+        )
         p2 = [c for c in deck_for(3, None, 2) if used[c] == 0 and c != "JK"][:2]
-        g = start(hands=[hand, p1, p2], discard=pile, melds=[{"owner": 2, "cards": list(m)} for m in melds],
-                  extra={"opened": [False, False, True]}, **rules)
+        g = start(
+            hands=[hand, p1, p2],
+            discard=pile,
+            melds=[{"owner": 2, "cards": list(m)} for m in melds],
+            extra={"opened": [False, False, True]},
+            **rules,
+        )
         stock = g.sd()["stock"]
         expected = oracle.draw_actions(hand, pile, melds, len(stock), need=need)
         if aspect == "draw":
@@ -218,8 +230,11 @@ def test_masks_match_brute_force_with_first_meld_minimum(aspect):
             d = int(a.split()[1])
             taken = pile[::-1][: d + 1]
             g.play(a)
-            _check(g, oracle.play_actions(hand + taken, melds, obliged=taken[-1], need=need, started=True),
-                   f"after {a}, trial {trial}")
+            _check(
+                g,
+                oracle.play_actions(hand + taken, melds, obliged=taken[-1], need=need, started=True),
+                f"after {a}, trial {trial}",
+            )
             counts["checked"] += 1
             counts["interesting"] += 1
             continue
@@ -258,8 +273,11 @@ def test_masks_match_brute_force_with_first_meld_minimum(aspect):
                 d = pick.choice(sorted(mine))
                 taken = new_pile[::-1][: d + 1]
                 g.play(f"rummy {d}")
-                exp = (oracle.call_layoffs(taken[-1], melds, need) if last else
-                       oracle.play_actions(p1 + taken, melds, obliged=taken[-1], need=need, started=True))
+                exp = (
+                    oracle.call_layoffs(taken[-1], melds, need)
+                    if last
+                    else oracle.play_actions(p1 + taken, melds, obliged=taken[-1], need=need, started=True)
+                )
                 _check(g, exp, f"after rummy {d}, trial {trial}")
                 continue
             g.play("pass")

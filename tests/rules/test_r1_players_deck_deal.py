@@ -1,4 +1,5 @@
 """RULES.md §1 — players, deck, deal (plus SPEC's seats / first player / dealer points)."""
+
 import collections
 
 import numpy as np
@@ -9,8 +10,9 @@ import rummy_env
 from .helpers import P, all_cards, deck_for, fresh, start
 
 
-@pytest.mark.parametrize("players,ndecks,hand", [
-    (2, 1, 13), (3, 1, 7), (4, 1, 7), (5, 2, 7), (6, 2, 7), (7, 2, 7), (8, 2, 7)])
+@pytest.mark.parametrize(
+    "players,ndecks,hand", [(2, 1, 13), (3, 1, 7), (4, 1, 7), (5, 2, 7), (6, 2, 7), (7, 2, 7), (8, 2, 7)]
+)
 def test_auto_deck_and_deal_sizes(players, ndecks, hand):
     """§1: "With 1–4 players one 54-card deck (52 + 2 jokers); with 5–8 players two decks
     shuffled together (108 cards)." "13 cards each with 2 players, 7 cards each with 3 or
@@ -25,9 +27,19 @@ def test_auto_deck_and_deal_sizes(players, ndecks, hand):
     assert sd["melds"] == []
 
 
-@pytest.mark.parametrize("players,decks,jokers,total", [
-    (3, 2, 2, 108), (2, 2, 2, 108), (5, 1, 2, 54), (4, 1, 0, 52), (2, 1, 1, 53),
-    (6, 2, 1, 106), (3, 2, 0, 104), (7, None, 0, 104)])
+@pytest.mark.parametrize(
+    "players,decks,jokers,total",
+    [
+        (3, 2, 2, 108),
+        (2, 2, 2, 108),
+        (5, 1, 2, 54),
+        (4, 1, 0, 52),
+        (2, 1, 1, 53),
+        (6, 2, 1, 106),
+        (3, 2, 0, 104),
+        (7, None, 0, 104),
+    ],
+)
 def test_forced_decks_and_jokers(players, decks, jokers, total):
     """§1: "`decks` may be forced to 1 or 2"; SPEC: `jokers_per_deck` (0..2)."""
     kw = {"players": players, "jokers_per_deck": jokers}
@@ -58,8 +70,9 @@ def test_player_count_out_of_range(players):
     assert "players" in str(ei.value).lower()
 
 
-@pytest.mark.parametrize("kw", [dict(players=8, decks=1), dict(players=4, decks=1, hand_size=14),
-                                dict(players=2, decks=1, hand_size=27)])
+@pytest.mark.parametrize(
+    "kw", [dict(players=8, decks=1), dict(players=4, decks=1, hand_size=14), dict(players=2, decks=1, hand_size=27)]
+)
 def test_deal_that_does_not_fit_the_deck_is_refused(kw):
     """§1 + SPEC: "an invalid combination raises ValueError saying which field and why" —
     8×7 cards + the up card cannot come out of one 54-card deck."""
@@ -111,8 +124,7 @@ def test_discard_pile_order_is_public():
 def _go_out_quickly(players, goer, dealer):
     hands = [["2D"], ["3D"], ["4D"], ["5D"]][:players]
     hands[goer] = ["5H", "6H", "7H"]
-    g = start(hands=hands, discard=["KC"], stock_top=["2C"], current_player=goer,
-              dealer=dealer, rummy_calls="off")
+    g = start(hands=hands, discard=["KC"], stock_top=["2C"], current_player=goer, dealer=dealer, rummy_calls="off")
     g.play("draw", "meld 5H 6H 7H", "discard 2C")
     return g
 

@@ -1,4 +1,5 @@
 """RULES.md §3 — laying off (and SPEC's "earliest melded meld takes it", "ace goes high")."""
+
 import collections
 
 import pytest
@@ -11,9 +12,14 @@ NINES_B = {"owner": 1, "cards": ["9C", "9D", "9S"]}
 
 def _abcd():
     # A=player_0 melded 5♥6♥7♥, B=player_1 melded 9♣9♦9♠ and laid 8♥ off on A's run.
-    return start(hands=[["4H", "KD"], ["QD", "JS"], ["9H", "2C", "3D"], ["TH", "4S", "5S"]],
-                 melds=[RUN_A, NINES_B], discard=["QC"], stock_top=["KC", "KH"],
-                 current_player=2, rummy_calls="off")
+    return start(
+        hands=[["4H", "KD"], ["QD", "JS"], ["9H", "2C", "3D"], ["TH", "4S", "5S"]],
+        melds=[RUN_A, NINES_B],
+        discard=["QC"],
+        stock_top=["KC", "KH"],
+        current_player=2,
+        rummy_calls="off",
+    )
 
 
 def test_worked_example_nine_on_the_run_then_ten_fits():
@@ -53,8 +59,7 @@ def test_worked_example_nine_on_the_group_then_ten_does_not_fit():
 def test_layoff_on_own_fresh_meld_same_turn():
     """§3 "add cards to any meld on the table, yours or another player's"; SPEC "Longer melds are
     built in the same turn by laying off onto a fresh 3-card meld."."""
-    g = start(hands=[["5C", "6C", "7C", "8C"], ["9D"]], discard=["QH"], stock_top=["2D"],
-              rummy_calls="off")
+    g = start(hands=[["5C", "6C", "7C", "8C"], ["9D"]], discard=["QH"], stock_top=["2D"], rummy_calls="off")
     g.play("draw", "meld 5C 6C 7C", "layoff 8C run")
     m = meld_with(g, "5C")
     assert m["cards"] == ["5C", "6C", "7C", "8C"] and owners_of(m) == [0, 0, 0, 0]
@@ -63,8 +68,13 @@ def test_layoff_on_own_fresh_meld_same_turn():
 
 def test_layoff_must_fit():
     """§3 laying off: "the fourth card of a group, or cards extending a sequence at either end"."""
-    g = start(hands=[["8C", "9H"], ["5D"]], melds=[{"owner": 1, "cards": ["9C", "9D", "9S"]}],
-              discard=["QH"], stock_top=["2D"], rummy_calls="off")
+    g = start(
+        hands=[["8C", "9H"], ["5D"]],
+        melds=[{"owner": 1, "cards": ["9C", "9D", "9S"]}],
+        discard=["QH"],
+        stock_top=["2D"],
+        rummy_calls="off",
+    )
     g.play("draw")
     assert "layoff 9H group" in g.legal()
     for bad in ("layoff 8C group", "layoff 8C run", "layoff 9H run"):
@@ -78,8 +88,7 @@ def test_earliest_melded_meld_takes_the_card(first):
     low = {"owner": 1, "cards": ["5H", "6H", "7H"]}
     high = {"owner": 1, "cards": ["9H", "TH", "JH"]}
     melds = [high, low] if first == "high" else [low, high]
-    g = start(hands=[["8H", "2C"], ["5D"]], melds=melds, discard=["QS"], stock_top=["3D"],
-              rummy_calls="off")
+    g = start(hands=[["8H", "2C"], ["5D"]], melds=melds, discard=["QS"], stock_top=["3D"], rummy_calls="off")
     g.play("draw", "layoff 8H run")
     got = [m["cards"] for m in g.melds()]
     if first == "high":
@@ -91,8 +100,7 @@ def test_earliest_melded_meld_takes_the_card(first):
 def test_earliest_group_takes_the_card_two_decks():
     """SPEC: "the earliest melded one takes it" (two equal groups of nines, two decks)."""
     melds = [{"owner": 1, "cards": ["9C", "9D", "9S"]}, {"owner": 1, "cards": ["9C", "9D", "9S"]}]
-    g = start(hands=[["9H", "2C"], ["5D"]], melds=melds, discard=["QS"], stock_top=["3D"],
-              decks=2, rummy_calls="off")
+    g = start(hands=[["9H", "2C"], ["5D"]], melds=melds, discard=["QS"], stock_top=["3D"], decks=2, rummy_calls="off")
     g.play("draw", "layoff 9H group")
     ms = g.melds()
     assert "9H" in ms[0]["cards"] and "9H" not in ms[1]["cards"]
@@ -102,8 +110,13 @@ def test_ace_on_two_to_king_goes_high():
     """SPEC: "A card that fits both ends of one run (an ace on 2…K) goes to the high end." (and so
     counts 15, §2)."""
     run = ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH"]
-    g = start(hands=[["AH", "5C"], ["9D"]], melds=[{"owner": 1, "cards": run}], discard=["QS"],
-              stock_top=["3D"], rummy_calls="off")
+    g = start(
+        hands=[["AH", "5C"], ["9D"]],
+        melds=[{"owner": 1, "cards": run}],
+        discard=["QS"],
+        stock_top=["3D"],
+        rummy_calls="off",
+    )
     g.play("draw", "layoff AH run")
     assert meld_with(g, "2H")["cards"] == run + ["AH"]
     assert g.sd()["melded_points"][0] == 15

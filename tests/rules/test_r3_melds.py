@@ -1,4 +1,5 @@
 """RULES.md §3 — melds: groups, sequences (runs) and jokers."""
+
 import collections
 
 import pytest
@@ -37,8 +38,13 @@ def test_two_decks_group_needs_distinct_suits_in_hand():
 
 def test_two_decks_group_layoff_needs_new_suit():
     """§3: two-deck groups have distinct suits: 6C cannot join 6C 6D 6H, 6S can."""
-    g = start(hands=[["6C", "6S"], ["KC"]], melds=[{"owner": 1, "cards": ["6C", "6D", "6H"]}],
-              stock_top=["KS"], decks=2, **FILLER)
+    g = start(
+        hands=[["6C", "6S"], ["KC"]],
+        melds=[{"owner": 1, "cards": ["6C", "6D", "6H"]}],
+        stock_top=["KS"],
+        decks=2,
+        **FILLER,
+    )
     g.play("draw")
     assert "layoff 6S group" in g.legal()
     g.refuse("layoff 6C group")
@@ -47,8 +53,13 @@ def test_two_decks_group_layoff_needs_new_suit():
 def test_two_decks_group_never_exceeds_four():
     """§3: "So no group ever exceeds 4." (two decks, a full group takes no fifth nine, natural or
     joker)."""
-    g = start(hands=[["9C", "JK"], ["KC"]], melds=[{"owner": 1, "cards": ["9C", "9D", "9H", "9S"]}],
-              stock_top=["KS"], decks=2, **FILLER)
+    g = start(
+        hands=[["9C", "JK"], ["KC"]],
+        melds=[{"owner": 1, "cards": ["9C", "9D", "9H", "9S"]}],
+        stock_top=["KS"],
+        decks=2,
+        **FILLER,
+    )
     g.play("draw")
     g.refuse("layoff 9C group")
     g.refuse("layoff JK as 9 group")
@@ -76,8 +87,13 @@ def test_group_with_two_jokers_and_later_natural():
 def test_two_decks_group_jokers_block_duplicate_suit():
     """§3: "lay off a natural nine of *another suit*"; with two decks the group's suits are
     distinct: 9S cannot join 9S JK JK, 9D can."""
-    g = start(hands=[["9S", "9D"], ["KC"]], melds=[{"owner": 1, "cards": ["9S", "JK", "JK"]}],
-              stock_top=["KS"], decks=2, **FILLER)
+    g = start(
+        hands=[["9S", "9D"], ["KC"]],
+        melds=[{"owner": 1, "cards": ["9S", "JK", "JK"]}],
+        stock_top=["KS"],
+        decks=2,
+        **FILLER,
+    )
     g.play("draw")
     assert "layoff 9D group" in g.legal()
     g.refuse("layoff 9S group")
@@ -89,11 +105,11 @@ def test_group_needs_a_natural_card_run_may_be_all_jokers():
     g = start(hands=[["JK", "JK", "JK", "2D"], ["KC"]], stock_top=["8S"], decks=2, **FILLER)
     g.play("draw")
     L = g.legal()
-    assert "meld 2C 2D 2H" in L          # one natural 2D + two jokers
-    assert "meld 5H 6H 7H" in L          # three jokers, each declared
-    g.refuse("meld 5C 5D 5H")            # three jokers as a group: no natural
+    assert "meld 2C 2D 2H" in L  # one natural 2D + two jokers
+    assert "meld 5H 6H 7H" in L  # three jokers, each declared
+    g.refuse("meld 5C 5D 5H")  # three jokers as a group: no natural
     g.play("meld 5H 6H 7H")
-    m = [m for m in g.melds() if m["owner"] == 0][0]
+    m = next(m for m in g.melds() if m["owner"] == 0)
     assert m["cards"] == ["JK=5H", "JK=6H", "JK=7H"]
     assert g.sd()["melded_points"][0] == 45
 
@@ -102,8 +118,7 @@ def test_group_needs_a_natural_card_run_may_be_all_jokers():
 def test_four_kings_plus_joker_is_not_a_group(table, ok):
     """§3: "A joker must stand for a card that could legally be there: 4 kings + a joker is not a
     group." """
-    g = start(hands=[["JK", "2D"], ["5C"]], melds=[{"owner": 1, "cards": table}],
-              stock_top=["3C"], **FILLER)
+    g = start(hands=[["JK", "2D"], ["5C"]], melds=[{"owner": 1, "cards": table}], stock_top=["3C"], **FILLER)
     g.play("draw")
     if ok:
         g.play("layoff JK as K group")
@@ -115,8 +130,7 @@ def test_four_kings_plus_joker_is_not_a_group(table, ok):
 @pytest.mark.parametrize("rank,table", [("9", ["9C", "9D", "9S"]), ("T", ["TC", "TD", "TS"])])
 def test_joker_layoff_on_group_names_rank(rank, table):
     """SPEC Actions: "layoff JK as R group" — a joker standing for rank R on a group it fits."""
-    g = start(hands=[["JK", "2D"], ["5C"]], melds=[{"owner": 1, "cards": table}],
-              stock_top=["3C"], **FILLER)
+    g = start(hands=[["JK", "2D"], ["5C"]], melds=[{"owner": 1, "cards": table}], stock_top=["3C"], **FILLER)
     g.play("draw")
     g.refuse("layoff JK as 8 group")
     g.play(f"layoff JK as {rank} group")
@@ -140,8 +154,7 @@ def test_run_ace_low_or_high_listed_low_to_high():
 def test_king_ace_two(corner):
     """§3: "K-A-2 is invalid. Variant ace_around_corner: true allows K-A-2." SPEC: around the
     corner "KS","AS","2S", where the ace counts 15."""
-    g = start(hands=[["KS", "AS", "2S"], ["9D"]], stock_top=["5C"], ace_around_corner=corner,
-              **FILLER)
+    g = start(hands=[["KS", "AS", "2S"], ["9D"]], stock_top=["5C"], ace_around_corner=corner, **FILLER)
     g.play("draw")
     if not corner:
         g.refuse("meld KS AS 2S")
@@ -155,8 +168,13 @@ def test_king_ace_two(corner):
 def test_run_does_not_pass_the_high_ace(corner):
     """§3: "An ace is low (A-2-3) or high (Q-K-A) but not both: K-A-2 is invalid." — Q-K-A takes a
     J but not a 2 (unless ace_around_corner)."""
-    g = start(hands=[["2S", "JS"], ["9D"]], melds=[{"owner": 1, "cards": ["QS", "KS", "AS"]}],
-              stock_top=["5C"], ace_around_corner=corner, **FILLER)
+    g = start(
+        hands=[["2S", "JS"], ["9D"]],
+        melds=[{"owner": 1, "cards": ["QS", "KS", "AS"]}],
+        stock_top=["5C"],
+        ace_around_corner=corner,
+        **FILLER,
+    )
     g.play("draw")
     assert "layoff JS run" in g.legal()
     if corner:
@@ -169,8 +187,7 @@ def test_ace_not_both_low_and_high_two_decks():
     """§3: "An ace is low (A-2-3) or high (Q-K-A) but not both" — with two decks, A…K takes no
     second ace, natural or joker."""
     run = ["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH"]
-    g = start(hands=[["AH", "JK"], ["9D"]], melds=[{"owner": 1, "cards": run}],
-              stock_top=["5C"], decks=2, **FILLER)
+    g = start(hands=[["AH", "JK"], ["9D"]], melds=[{"owner": 1, "cards": run}], stock_top=["5C"], decks=2, **FILLER)
     g.play("draw")
     g.refuse("layoff AH run")
     g.refuse("layoff JK as AH run")
@@ -184,8 +201,9 @@ def test_run_needs_consecutive_cards_of_one_suit():
     g.refuse("meld 6H 7H 8H")  # needs 7H, held only in clubs; no joker
 
 
-@pytest.mark.parametrize("action,cards", [("meld 6H 7H 8H", ["6H", "7H", "JK=8H"]),
-                                          ("meld 5H 6H 7H", ["JK=5H", "6H", "7H"])])
+@pytest.mark.parametrize(
+    "action,cards", [("meld 6H 7H 8H", ["6H", "7H", "JK=8H"]), ("meld 5H 6H 7H", ["JK=5H", "6H", "7H"])]
+)
 def test_joker_in_run_is_declared(action, cards):
     """§3: "The player declares what a joker stands for" (6 7 JK declared as 6-7-8); SPEC: "any of
     these cards the player lacks is played by a joker standing for it", written "JK=8H"."""
@@ -208,8 +226,12 @@ def test_natural_card_is_used_when_held():
 def test_joker_identity_never_changes():
     """§3: "in a sequence the joker is a specific rank (6 7 JK declared as 6-7-8; later someone may
     lay off the 5 or the 9, but nobody may swap the joker out)"."""
-    g = start(hands=[["5H", "8H", "9H"], ["9D"]],
-              melds=[{"owner": 1, "cards": ["6H", "7H", "JK=8H"]}], stock_top=["2C"], **FILLER)
+    g = start(
+        hands=[["5H", "8H", "9H"], ["9D"]],
+        melds=[{"owner": 1, "cards": ["6H", "7H", "JK=8H"]}],
+        stock_top=["2C"],
+        **FILLER,
+    )
     g.play("draw")
     assert {"layoff 5H run", "layoff 9H run"} <= g.legal()
     g.refuse("layoff 8H run")
@@ -224,8 +246,12 @@ def test_joker_identity_never_changes():
 def test_joker_may_duplicate_a_melded_card():
     """§3: "Jokers are wild and may stand for any card, even a duplicate of a card already
     melded." — 4H 5H JK=6H while 6H sits in another meld."""
-    g = start(hands=[["4H", "5H", "JK"], ["9D"]], melds=[{"owner": 1, "cards": ["6H", "7H", "8H"]}],
-              stock_top=["2C"], **FILLER)
+    g = start(
+        hands=[["4H", "5H", "JK"], ["9D"]],
+        melds=[{"owner": 1, "cards": ["6H", "7H", "8H"]}],
+        stock_top=["2C"],
+        **FILLER,
+    )
     g.play("draw", "meld 4H 5H 6H")
     assert ["4H", "5H", "JK=6H"] in [m["cards"] for m in g.melds()]
 
@@ -233,8 +259,9 @@ def test_joker_may_duplicate_a_melded_card():
 def test_joker_layoff_on_run_only_at_a_free_end():
     """§3 "cards extending a sequence at either end"; a joker "must stand for a card that could
     legally be there"; SPEC "layoff JK as C run"."""
-    g = start(hands=[["JK", "2C"], ["9D"]], melds=[{"owner": 1, "cards": ["6H", "7H", "8H"]}],
-              stock_top=["3D"], **FILLER)
+    g = start(
+        hands=[["JK", "2C"], ["9D"]], melds=[{"owner": 1, "cards": ["6H", "7H", "8H"]}], stock_top=["3D"], **FILLER
+    )
     g.play("draw")
     assert {"layoff JK as 5H run", "layoff JK as 9H run"} <= g.legal()
     for bad in ("layoff JK as TH run", "layoff JK as 7H run", "layoff JK as 9C run"):
@@ -246,8 +273,9 @@ def test_joker_layoff_on_run_only_at_a_free_end():
 def test_joker_as_low_ace():
     """§3: a joker may stand for any card that could legally be there, e.g. the low ace of A-2-3-4
     (but not a K below a 2 without ace_around_corner)."""
-    g = start(hands=[["JK", "9C"], ["9D"]], melds=[{"owner": 1, "cards": ["2H", "3H", "4H"]}],
-              stock_top=["3D"], **FILLER)
+    g = start(
+        hands=[["JK", "9C"], ["9D"]], melds=[{"owner": 1, "cards": ["2H", "3H", "4H"]}], stock_top=["3D"], **FILLER
+    )
     g.play("draw")
     g.refuse("layoff JK as KH run")
     g.play("layoff JK as AH run")

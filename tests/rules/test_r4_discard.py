@@ -1,4 +1,5 @@
 """RULES.md §4.3 — the discard."""
+
 from .helpers import start
 
 
@@ -23,8 +24,7 @@ def test_two_decks_no_copy_of_the_top_card_either():
 
 def test_top_card_restriction_lasts_one_turn():
     """§4.3 applies to the turn of the take only: next turn Q♥ may go."""
-    g = start(hands=[["2S", "4C", "5D"], ["9S", "8D"]], discard=["KC", "QH"],
-              stock_top=["3C", "6D"], rummy_calls="off")
+    g = start(hands=[["2S", "4C", "5D"], ["9S", "8D"]], discard=["KC", "QH"], stock_top=["3C", "6D"], rummy_calls="off")
     g.play("p0:take 0", "p0:discard 2S", "p1:draw", "p1:discard 3C", "p0:draw")
     assert g.sd()["top_taken"] is None
     assert "discard QH" in g.legal()
@@ -68,8 +68,7 @@ def test_going_out_by_melding_after_taking_the_top_card():
     """§4.3 "Discard one card …, unless you have melded all your cards (see going out)" and §6.1
     "they melded them all": the card taken alone from the top only may not be *discarded*; taking
     4♥, melding 5♥6♥7♥ and laying off 4♥ goes out."""
-    g = start(hands=[["5H", "6H", "7H"], ["9S"]], discard=["KC", "4H"], rummy_calls="off",
-              episode="hand")
+    g = start(hands=[["5H", "6H", "7H"], ["9S"]], discard=["KC", "4H"], rummy_calls="off", episode="hand")
     g.play("take 0")
     assert {"meld 4H 5H 6H", "meld 5H 6H 7H"} <= g.legal()
     g.play("meld 5H 6H 7H", "layoff 4H run")
@@ -81,8 +80,7 @@ def test_going_out_by_melding_after_taking_a_joker_from_the_top():
     """§6.1 going out by melding every card, after a top take (SPEC: "A joker in the pile is a card
     like any other: it may be taken"): two jokers in hand, a third taken (two decks), meld all
     three as a run."""
-    g = start(hands=[["JK", "JK"], ["9S"]], discard=["9H", "JK"], decks=2, rummy_calls="off",
-              episode="hand")
+    g = start(hands=[["JK", "JK"], ["9S"]], discard=["9H", "JK"], decks=2, rummy_calls="off", episode="hand")
     assert "take 0" in g.legal()
     g.play("take 0", "meld 5H 6H 7H")
     assert g.sd()["phase"] == "game_over"

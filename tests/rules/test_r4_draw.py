@@ -1,4 +1,5 @@
 """RULES.md §4.1 — the draw: stock, top of the pile, deep takes and their variants."""
+
 import collections
 
 import numpy as np
@@ -103,8 +104,13 @@ def test_top_card_take_always_allowed_by_default():
 
 
 def _layoff_take(hand, **rules):
-    return start(hands=[hand, ["9S"]], melds=[{"owner": 1, "cards": ["5H", "6H", "7H"]}],
-                 discard=["2D", "8H", "KC"], stock_top=["3C"], **rules)
+    return start(
+        hands=[hand, ["9S"]],
+        melds=[{"owner": 1, "cards": ["5H", "6H", "7H"]}],
+        discard=["2D", "8H", "KC"],
+        stock_top=["3C"],
+        **rules,
+    )
 
 
 def test_deep_take_met_by_lay_off():
@@ -172,9 +178,13 @@ def test_take_top_requires_meld(top_rule):
 def test_take_top_requires_meld_with_new_meld_rule(new_meld):
     """SPEC: "take_requires_new_meld … covers a top-only take only when take_top_requires_meld is
     on." — Q♥ only fits as a lay-off on 9-T-J♥."""
-    g = start(hands=[["KS", "KD", "3D"], ["9S"]], discard=["2C", "QH"],
-              melds=[{"owner": 1, "cards": ["9H", "TH", "JH"]}], take_top_requires_meld=True,
-              take_requires_new_meld=new_meld)
+    g = start(
+        hands=[["KS", "KD", "3D"], ["9S"]],
+        discard=["2C", "QH"],
+        melds=[{"owner": 1, "cards": ["9H", "TH", "JH"]}],
+        take_top_requires_meld=True,
+        take_requires_new_meld=new_meld,
+    )
     if new_meld:
         g.refuse("take 0")
     else:

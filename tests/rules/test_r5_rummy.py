@@ -1,4 +1,5 @@
 """RULES.md §5 — calling "Rummy!" (and SPEC's "Rummy!" window, queue and action points)."""
+
 import numpy as np
 import pytest
 
@@ -9,8 +10,7 @@ RUN_789H = {"owner": 0, "cards": ["7H", "8H", "9H"]}
 
 def _base(card="6H", p1=("5C", "9D", "QS"), **rules):
     """2 players, 7♥8♥9♥ on the table; player_0 draws 4♠ and is about to discard."""
-    g = start(hands=[[card, "2C", "3D"], list(p1)], melds=[RUN_789H], discard=["KC"],
-              stock_top=["4S", "JD"], **rules)
+    g = start(hands=[[card, "2C", "3D"], list(p1)], melds=[RUN_789H], discard=["KC"], stock_top=["4S", "JD"], **rules)
     g.play("p0:draw")
     return g
 
@@ -68,8 +68,7 @@ def test_no_window_when_nothing_can_be_called():
 
 def test_call_on_pile_meld_JD_onto_KD_QD():
     """§5 example: "a player discards J♦ onto a pile holding K♦ and Q♦ (take from K♦ up)"."""
-    g = start(hands=[["JD", "2C", "3S"], ["2S", "5H", "9C"]], discard=["5C", "KD", "QD"],
-              stock_top=["4S"])
+    g = start(hands=[["JD", "2C", "3S"], ["2S", "5H", "9C"]], discard=["5C", "KD", "QD"], stock_top=["4S"])
     g.play("p0:draw", "p0:discard JD")
     g.exact({"rummy 2", "pass"})
     g.play("p1:rummy 2")
@@ -81,8 +80,7 @@ def test_call_on_pile_meld_JD_onto_KD_QD():
 
 def test_call_on_card_fitting_a_meld_just_melded():
     """§5 example: "a player melds 4♠ 5♠ 6♠ and discards while 3♠ is in the pile"."""
-    g = start(hands=[["4S", "5S", "6S", "8C", "9D"], ["2H", "7D", "QC"]], discard=["3S", "KC"],
-              stock_top=["2D"])
+    g = start(hands=[["4S", "5S", "6S", "8C", "9D"], ["2H", "7D", "QC"]], discard=["3S", "KC"], stock_top=["2D"])
     g.play("p0:draw", "p0:meld 4S 5S 6S", "p0:discard 8C")
     g.exact({"rummy 2", "pass"})
     g.play("p1:rummy 2")
@@ -101,8 +99,7 @@ def test_call_needs_a_meld_without_hand_cards():
 def test_joker_above_helps_form_the_called_meld():
     """SPEC: a call is possible on a card that can be melded "in a 3-card meld with cards above it
     in the pile (jokers there count)"."""
-    g = start(hands=[["7C", "2D", "3S"], ["2S", "9H", "KH"]], discard=["KD", "5C", "JK"],
-              stock_top=["9S"])
+    g = start(hands=[["7C", "2D", "3S"], ["2S", "9H", "KH"]], discard=["KD", "5C", "JK"], stock_top=["9S"])
     g.play("p0:draw", "p0:discard 7C")
     g.exact({"rummy 2", "pass"})
     g.play("p1:rummy 2")
@@ -115,8 +112,7 @@ def test_joker_above_helps_form_the_called_meld():
 def test_joker_can_be_the_called_card():
     """SPEC: "A joker in the pile … may be taken, be the obliged card" — a joker that lays off on
     7♥8♥9♥ can be called."""
-    g = start(hands=[["2C", "3D", "4S"], ["3S", "9C", "QD"]], melds=[RUN_789H], discard=["KD", "JK"],
-              stock_top=["6S"])
+    g = start(hands=[["2C", "3D", "4S"], ["3S", "9C", "QD"]], melds=[RUN_789H], discard=["KD", "JK"], stock_top=["6S"])
     g.play("p0:draw", "p0:discard 2C")
     g.exact({"rummy 1", "pass"})
     g.play("p1:rummy 1")
@@ -132,8 +128,13 @@ def test_called_card_may_then_be_melded_with_hand_cards():
 
 
 def _three(**rules):
-    g = start(hands=[["6H", "2C", "3D"], ["5C", "9D"], ["QS", "JS"]], melds=[RUN_789H],
-              discard=["KC"], stock_top=["4S"], **rules)
+    g = start(
+        hands=[["6H", "2C", "3D"], ["5C", "9D"], ["QS", "JS"]],
+        melds=[RUN_789H],
+        discard=["KC"],
+        stock_top=["4S"],
+        **rules,
+    )
     g.play("p0:draw")
     return g
 
@@ -154,8 +155,9 @@ def _four(current=0, opened=None, hands=None, **rules):
     hands = [list(h) for h in hands]
     hands[current] = ["6H", "2C", "3D"]
     extra = {"opened": opened} if opened else None
-    g = start(hands=hands, melds=[RUN_789H], discard=["KC"], stock_top=["4S"], current_player=current,
-              extra=extra, **rules)
+    g = start(
+        hands=hands, melds=[RUN_789H], discard=["KC"], stock_top=["4S"], current_player=current, extra=extra, **rules
+    )
     g.play(f"p{current}:draw", f"p{current}:discard 6H")
     return g
 
@@ -187,8 +189,12 @@ def test_last_asked_caller_two_players_lose_their_turn():
 def test_players_who_cannot_call_are_skipped():
     """SPEC: "Asked in order from the discarder's left, skipping players who have no legal call" —
     player_2 has not opened and cannot reach first_meld_minimum with 6♥."""
-    g = _four(current=0, opened=[True, True, False, True], first_meld_minimum=30,
-              hands=[["x"], ["5C", "9D"], ["QS", "JS", "4C"], ["2D", "4D"]])
+    g = _four(
+        current=0,
+        opened=[True, True, False, True],
+        first_meld_minimum=30,
+        hands=[["x"], ["5C", "9D"], ["QS", "JS", "4C"], ["2D", "4D"]],
+    )
     g.play("p1:pass")
     assert g.agent == "player_3"
     assert _zero_mask(g, "player_2")
@@ -199,8 +205,12 @@ def test_next_player_is_asked_too():
     """SPEC: "skipping players who have no legal call; the next player in turn is asked too".
     Ambiguous whether the next player is asked when they have no legal call: accepted either
     way, but if asked they may only pass, and the caller-capable player_2 comes next."""
-    g = _four(current=0, opened=[True, False, True, True], first_meld_minimum=30,
-              hands=[["x"], ["5C", "9D"], ["QS", "JS"], ["2D", "4D"]])
+    g = _four(
+        current=0,
+        opened=[True, False, True, True],
+        first_meld_minimum=30,
+        hands=[["x"], ["5C", "9D"], ["QS", "JS"], ["2D", "4D"]],
+    )
     if g.agent == "player_1":
         g.exact({"pass"})
         g.play("p1:pass")
@@ -211,16 +221,28 @@ def test_next_player_is_asked_too():
 def test_no_window_when_minimum_stops_every_caller():
     """SPEC: "first_meld_minimum … binds callers too"; the window opens only "when at least one
     non-discarder could call"."""
-    g = start(hands=[["6H", "2C", "3D"], ["5C", "9D", "QS"]], melds=[RUN_789H], discard=["KC"],
-              stock_top=["4S"], first_meld_minimum=30, extra={"opened": [True, False]})
+    g = start(
+        hands=[["6H", "2C", "3D"], ["5C", "9D", "QS"]],
+        melds=[RUN_789H],
+        discard=["KC"],
+        stock_top=["4S"],
+        first_meld_minimum=30,
+        extra={"opened": [True, False]},
+    )
     g.play("p0:draw", "p0:discard 6H")
     assert g.agent == "player_1" and g.sd()["phase"] == "draw"
 
 
 def test_caller_must_reach_the_minimum():
     """SPEC: "first_meld_minimum … binds callers too" — 6♥ (6) then K♣K♦K♠ (30) before discarding."""
-    g = start(hands=[["6H", "2C", "3D"], ["KC", "KD", "KS", "2S"]], melds=[RUN_789H], discard=["QC"],
-              stock_top=["4S"], first_meld_minimum=30, extra={"opened": [True, False]})
+    g = start(
+        hands=[["6H", "2C", "3D"], ["KC", "KD", "KS", "2S"]],
+        melds=[RUN_789H],
+        discard=["QC"],
+        stock_top=["4S"],
+        first_meld_minimum=30,
+        extra={"opened": [True, False]},
+    )
     g.play("p0:draw", "p0:discard 6H")
     g.exact({"rummy 0", "pass"})
     g.play("p1:rummy 0")
@@ -234,8 +256,13 @@ def test_caller_must_reach_the_minimum():
 def test_no_call_once_the_hand_has_ended(episode):
     """§5: "No call is possible once the hand has ended." — going out by discarding 6♥, which
     would lay off on 7♥8♥9♥."""
-    g = start(hands=[["2S", "3S", "4S", "6H"], ["5C", "9D"]], melds=[RUN_789H], discard=["KC"],
-              stock_top=["5S"], episode=episode)
+    g = start(
+        hands=[["2S", "3S", "4S", "6H"], ["5C", "9D"]],
+        melds=[RUN_789H],
+        discard=["KC"],
+        stock_top=["5S"],
+        episode=episode,
+    )
     g.play("p0:draw", "p0:meld 2S 3S 4S", "p0:layoff 5S run", "p0:discard 6H")
     sd = g.sd()
     assert sd["phase"] != "rummy"
@@ -280,8 +307,13 @@ def test_last_discard_three_players_turn_goes_to_next_player():
 def test_deeper_card_callable_only_in_pile_mode(mode):
     """§5: `"pile"` (default): "any card in the pile"; `"last_discard"`: "only the card just
     discarded"."""
-    g = start(hands=[["2C", "3D", "9H"], ["5C", "9D", "QH"]], discard=["3S", "KC"],
-              melds=[{"owner": 0, "cards": ["4S", "5S", "6S"]}], stock_top=["JD"], rummy_calls=mode)
+    g = start(
+        hands=[["2C", "3D", "9H"], ["5C", "9D", "QH"]],
+        discard=["3S", "KC"],
+        melds=[{"owner": 0, "cards": ["4S", "5S", "6S"]}],
+        stock_top=["JD"],
+        rummy_calls=mode,
+    )
     g.play("p0:draw", "p0:discard 2C")
     if mode == "pile":
         g.exact({"rummy 2", "pass"})
@@ -291,8 +323,12 @@ def test_deeper_card_callable_only_in_pile_mode(mode):
 
 def test_last_discard_no_call_on_pile_meld():
     """§5 last_discard: "only if it can be laid off on a table meld" — J♦ onto K♦ Q♦ is no call."""
-    g = start(hands=[["JD", "2C", "3S"], ["2S", "5H", "9C"]], discard=["5C", "KD", "QD"],
-              stock_top=["4S"], rummy_calls="last_discard")
+    g = start(
+        hands=[["JD", "2C", "3S"], ["2S", "5H", "9C"]],
+        discard=["5C", "KD", "QD"],
+        stock_top=["4S"],
+        rummy_calls="last_discard",
+    )
     g.play("p0:draw", "p0:discard JD")
     assert g.agent == "player_1" and g.sd()["phase"] == "draw"
 
@@ -321,10 +357,26 @@ _SEVEN_MELDS = [{"owner": 3, "cards": ["JD", "QD", "KD"]}, {"owner": 4, "cards":
 def _seven(card, opened, minimum=30):
     """7 players, 2 decks, last_discard: J♦Q♦K♦ and T♣T♥T♦ on the table; player_6 discards
     ``card``; player_0 (next to play) holds K♣K♥K♠, a 30-point meld it may not put down on a call."""
-    hands = [["KC", "KH", "KS", "2C"], ["5C", "9D"], ["4C", "8D"], ["QS", "JS"], ["2D", "4D"],
-             ["3H", "7S"], [card, "3C", "5D"]]
-    g = start(hands=hands, melds=_SEVEN_MELDS, discard=["9C"], stock_top=["6S"], current_player=6,
-              extra={"opened": opened}, decks=2, rummy_calls="last_discard", first_meld_minimum=minimum)
+    hands = [
+        ["KC", "KH", "KS", "2C"],
+        ["5C", "9D"],
+        ["4C", "8D"],
+        ["QS", "JS"],
+        ["2D", "4D"],
+        ["3H", "7S"],
+        [card, "3C", "5D"],
+    ]
+    g = start(
+        hands=hands,
+        melds=_SEVEN_MELDS,
+        discard=["9C"],
+        stock_top=["6S"],
+        current_player=6,
+        extra={"opened": opened},
+        decks=2,
+        rummy_calls="last_discard",
+        first_meld_minimum=minimum,
+    )
     g.play("p6:draw", f"p6:discard {card}")
     return g
 
@@ -359,8 +411,9 @@ def test_last_discard_unopened_seat_calls_when_the_layoff_reaches_the_minimum(ca
     assert g.agent == "player_0"
     g.exact({"rummy 0", "pass"})
     g.play("p0:rummy 0")
-    layoffs = {"layoff JK as TD run", "layoff JK as AD run", "layoff JK as T group"} if card == "JK" else {
-        "layoff TS group"}
+    layoffs = (
+        {"layoff JK as TD run", "layoff JK as AD run", "layoff JK as T group"} if card == "JK" else {"layoff TS group"}
+    )
     g.exact(layoffs)
     g.play(f"p0:{sorted(layoffs)[-1]}")
     sd = g.sd()

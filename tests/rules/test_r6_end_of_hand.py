@@ -32,8 +32,9 @@ def test_going_out_by_discarding_the_last_card():
 def test_discard_required_keeps_a_card_to_discard():
     """§6 `"discard_required"`: "you must keep a card to discard; you may not meld your last
     card"."""
-    g = start(hands=[["5H", "6H", "7H"], ["2C", "9D"]], discard=["KC"], stock_top=["8H"],
-              going_out="discard_required", **H)
+    g = start(
+        hands=[["5H", "6H", "7H"], ["2C", "9D"]], discard=["KC"], stock_top=["8H"], going_out="discard_required", **H
+    )
     g.play("draw", "meld 5H 6H 7H")
     g.refuse("layoff 8H run")
     g.play("discard 8H")
@@ -57,8 +58,13 @@ def test_melding_the_whole_hand_after_top_take(going_out):
 
 # ----------------------------------------------------------------------------- floating
 def _float(second_draw, going_out="float", p1=("2C", "9D", "QS")):
-    g = start(hands=[["5H", "6H", "7H"], list(p1)], discard=["KC"],
-              stock_top=["8H", "JD", second_draw], going_out=going_out, **H)
+    g = start(
+        hands=[["5H", "6H", "7H"], list(p1)],
+        discard=["KC"],
+        stock_top=["8H", "JD", second_draw],
+        going_out=going_out,
+        **H,
+    )
     g.play("p0:draw", "p0:meld 5H 6H 7H")
     return g
 
@@ -131,8 +137,13 @@ def test_float_unplayable_discard_playable_last_card_must_be_melded(going_out):
 def test_float_unplayable_discard_unplayable_last_card_goes_out():
     """§6 float_unplayable_discard: an unplayable last card may be discarded to go out; SPEC
     "Unplayable … means it fits no meld on the table as it stands"."""
-    g = start(hands=[["5H", "6H", "7H"], ["2C", "9D"]], discard=["KC"], stock_top=["3C"],
-              going_out="float_unplayable_discard", **H)
+    g = start(
+        hands=[["5H", "6H", "7H"], ["2C", "9D"]],
+        discard=["KC"],
+        stock_top=["3C"],
+        going_out="float_unplayable_discard",
+        **H,
+    )
     g.play("draw", "meld 5H 6H 7H")
     g.exact({"discard 3C"})
     g.play("discard 3C")
@@ -196,8 +207,9 @@ def test_taking_from_the_pile_goes_on_with_empty_stock():
 
 def test_stop_refused_while_stock_has_cards():
     """SPEC `stop`: "the stock is empty: end the hand instead of drawing"."""
-    g = start(hands=[P0_HEARTS, P1_HEARTS], melds=FULL, discard=["KH"], stock_top=["TH"],
-              jokers_per_deck=0, rummy_calls="off")
+    g = start(
+        hands=[P0_HEARTS, P1_HEARTS], melds=FULL, discard=["KH"], stock_top=["TH"], jokers_per_deck=0, rummy_calls="off"
+    )
     g.refuse("stop")
 
 
@@ -219,8 +231,16 @@ def test_reshuffle_turns_the_pile_but_its_top_into_a_new_stock():
 def test_stop_when_the_pile_is_only_its_top_card(mode):
     """SPEC: with "reshuffle", "stop is offered only if that leaves the stock empty" — a pile of one
     card leaves it empty; with "end", stop is offered with the legal takes."""
-    g = start(hands=[P0_HEARTS + ["TH"], P1_HEARTS], melds=FULL, discard=["KH"], stock_top=[],
-              jokers_per_deck=0, rummy_calls="off", stock_exhausted=mode, episode="hand")
+    g = start(
+        hands=[P0_HEARTS + ["TH"], P1_HEARTS],
+        melds=FULL,
+        discard=["KH"],
+        stock_top=[],
+        jokers_per_deck=0,
+        rummy_calls="off",
+        stock_exhausted=mode,
+        episode="hand",
+    )
     assert g.sd()["stock"] == []
     g.exact({"stop", "take 0"})
     g.play("stop")

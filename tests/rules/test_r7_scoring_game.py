@@ -1,5 +1,6 @@
 """RULES.md §7 — scoring, the game to target_score, tie-break, must_go_out_to_win; SPEC episodes
 and rewards."""
+
 import pytest
 
 from .helpers import P, deck_for, start
@@ -14,8 +15,16 @@ def _goer(scores, p1_hand=("2D",), p1_meld=False, others=(), **rules):
     if p1_meld:
         melds = [{"owner": 1, "cards": ["KD", "KH", "KS"]}]
         extra = {"melded_points": [0, 30] + [0] * (n - 2)}
-    g = start(hands=hands, discard=["KC"], melds=melds, stock_top=["2C"], scores=list(scores),
-              extra=extra, rummy_calls="off", **rules)
+    g = start(
+        hands=hands,
+        discard=["KC"],
+        melds=melds,
+        stock_top=["2C"],
+        scores=list(scores),
+        extra=extra,
+        rummy_calls="off",
+        **rules,
+    )
     g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:discard 2C")
     return g
 
@@ -36,11 +45,24 @@ def test_hand_score_is_melded_minus_hand_and_may_be_negative():
     value of the cards left in their hand, even cards that could have been melded. A hand score
     and a cumulative score can be negative." §3 "A card laid off scores for the player who lays
     it off"."""
-    g = start(hands=[["5H", "6H", "7H", "2S", "3S"], ["KC", "4D", "KD", "KS"]], discard=["QC"],
-              stock_top=["9D", "8H", "4S"], scores=[10, -5], episode="hand", rummy_calls="off")
-    g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:discard 9D",
-           "p1:draw", "p1:layoff 8H run", "p1:discard 4D",
-           "p0:draw", "p0:meld 2S 3S 4S")
+    g = start(
+        hands=[["5H", "6H", "7H", "2S", "3S"], ["KC", "4D", "KD", "KS"]],
+        discard=["QC"],
+        stock_top=["9D", "8H", "4S"],
+        scores=[10, -5],
+        episode="hand",
+        rummy_calls="off",
+    )
+    g.play(
+        "p0:draw",
+        "p0:meld 5H 6H 7H",
+        "p0:discard 9D",
+        "p1:draw",
+        "p1:layoff 8H run",
+        "p1:discard 4D",
+        "p0:draw",
+        "p0:meld 2S 3S 4S",
+    )
     sd = g.sd()
     assert sd["phase"] == "game_over"
     assert sd["hand_scores"] == [18 + 9, 8 - 30]
@@ -152,9 +174,16 @@ FULL = [{"owner": 0, "cards": [r + s for r in "A23456789TJQK"]} for s in "CDS"]
 def test_must_go_out_to_win_nobody_out_plays_on(must):
     """§7 must_go_out_to_win: "only the player who goes out can win" — a hand ended by an empty
     stock has no winner, however high the scores."""
-    g = start(hands=[["AH", "3H", "4H", "5H", "7H", "8H", "9H", "QH", "TH"], ["2H", "6H", "JH"]],
-              melds=FULL, discard=["KH"], stock_top=[], jokers_per_deck=0, rummy_calls="off",
-              scores=[900, 0], must_go_out_to_win=must)
+    g = start(
+        hands=[["AH", "3H", "4H", "5H", "7H", "8H", "9H", "QH", "TH"], ["2H", "6H", "JH"]],
+        melds=FULL,
+        discard=["KH"],
+        stock_top=[],
+        jokers_per_deck=0,
+        rummy_calls="off",
+        scores=[900, 0],
+        must_go_out_to_win=must,
+    )
     g.play("p0:stop")
     if must:
         assert g.sd()["phase"] == "draw" and not g.done()
@@ -217,8 +246,14 @@ def test_reward_score_paid_every_hand_of_a_game():
 def test_hand_end_rewards_are_python_floats_summing_to_zero(reward, want):
     """SPEC Rewards sum to zero: at a hand end (scores 27, −3, −4) the AEC env's ``rewards`` are
     Python floats (not float32 values widened) whose sum is 0 up to 1e-12."""
-    g = start(hands=[["8S", "9S", "TS"], ["3C"], ["4C"]], discard=["KC"], stock_top=["2C"],
-              rummy_calls="off", episode="hand", reward=reward)
+    g = start(
+        hands=[["8S", "9S", "TS"], ["3C"], ["4C"]],
+        discard=["KC"],
+        stock_top=["2C"],
+        rummy_calls="off",
+        episode="hand",
+        reward=reward,
+    )
     g.play("p0:draw", "p0:meld 8S 9S TS", "p0:discard 2C")
     assert g.sd()["hand_scores"] == [27, -3, -4] and g.done()
     rewards = [g.env.rewards[P(i)] for i in range(3)]

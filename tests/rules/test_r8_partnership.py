@@ -1,5 +1,6 @@
 """RULES.md §8.1 Partnership 500 Rum and the scoring switches of §8.2 (SPEC "The sources' other variants"):
 sides, side scores and rewards, game end by side score or after ``deals`` hands, bonuses, joker points."""
+
 import pytest
 
 import rummy_env
@@ -23,8 +24,9 @@ def _goes_out(seat=0, scores=(0, 0, 0, 0), left=(["2D"], ["3D"], ["4D"]), **rule
     """``seat`` goes out with 5♥6♥7♥ (+18, drawing and discarding 2♣); the other seats hold ``left`` in turn."""
     others = iter(left)
     hands = [["5H", "6H", "7H"] if p == seat else list(next(others)) for p in range(4)]
-    g = start(hands=hands, discard=["KC"], stock_top=["2C"], scores=list(scores), current_player=seat,
-              **{**TEAM, **rules})
+    g = start(
+        hands=hands, discard=["KC"], stock_top=["2C"], scores=list(scores), current_player=seat, **{**TEAM, **rules}
+    )
     g.play(f"p{seat}:draw", f"p{seat}:meld 5H 6H 7H", f"p{seat}:discard 2C")
     return g
 
@@ -113,8 +115,9 @@ def test_score_reward_is_the_side_difference():
     assert _returns(g) == [(side0 - side1) / 100, (side1 - side0) / 100] * 2
 
 
-@pytest.mark.parametrize("left,expected", [((["2D"], ["3D"], ["4D"]), [1, -1, 1, -1]),
-                                           ((["4D"], ["TD", "TS", "KD"], ["8D"]), [0, 0, 0, 0])])
+@pytest.mark.parametrize(
+    "left,expected", [((["2D"], ["3D"], ["4D"]), [1, -1, 1, -1]), ((["4D"], ["TD", "TS", "KD"], ["8D"]), [0, 0, 0, 0])]
+)
 def test_episode_hand_higher_side_hand_wins_and_a_tie_pays_zero(left, expected):
     """SPEC: "A side's win reward with episode="hand": the higher side hand score wins, a tie pays 0"."""
     g = _goes_out(left=left, episode="hand")
@@ -126,8 +129,15 @@ def test_partners_may_lay_off_on_each_others_melds():
     """§8.1: "Each player melds, lays off (on any meld, the partner's included)" and the card scores for whoever
     lays it off."""
     melds = [{"owner": 0, "cards": ["5H", "6H", "7H"]}]
-    g = start(hands=[["2C", "3C"], ["KD", "KS"], ["8H", "QC", "QD"], ["4S", "4D"]], discard=["9S"], melds=melds,
-              stock_top=["AS"], current_player=2, extra={"melded_points": [18, 0, 0, 0]}, **TEAM)
+    g = start(
+        hands=[["2C", "3C"], ["KD", "KS"], ["8H", "QC", "QD"], ["4S", "4D"]],
+        discard=["9S"],
+        melds=melds,
+        stock_top=["AS"],
+        current_player=2,
+        extra={"melded_points": [18, 0, 0, 0]},
+        **TEAM,
+    )
     g.play("p2:draw", "p2:layoff 8H run", "p2:discard AS")
     sd = g.sd()
     assert sd["melds"][0]["owners"] == [0, 0, 0, 2]
@@ -147,8 +157,16 @@ def test_last_deal_ends_the_game_and_books_the_final_bonus():
     """§8.2: after the last deal "the side with the higher total gets final_bonus: 50 and wins"; SPEC: booked on
     the winning side's lower seat, included in hand_scores (scores move by exactly hand_scores)."""
     hands = [["5H", "6H", "7H"], ["2D"], ["3D"], ["4D"]]
-    g = start(hands=hands, discard=["KC"], stock_top=["2C"], scores=[10, 20, 30, 5], deals=2, final_bonus=50,
-              extra={"hands_played": 1}, **TEAM)
+    g = start(
+        hands=hands,
+        discard=["KC"],
+        stock_top=["2C"],
+        scores=[10, 20, 30, 5],
+        deals=2,
+        final_bonus=50,
+        extra={"hands_played": 1},
+        **TEAM,
+    )
     g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:discard 2C")
     sd = g.sd()
     assert sd["phase"] == "game_over" and sd["hands_played"] == 2
@@ -161,8 +179,7 @@ def test_last_deal_ends_the_game_and_books_the_final_bonus():
 def test_last_deal_tie_plays_another_hand():
     """§8.2: "a tie is broken as tie_break says (play another hand, …)"."""
     hands = [["5H", "6H", "7H"], ["2D"], ["3D"], ["4D"]]
-    g = start(hands=hands, discard=["KC"], stock_top=["2C"], scores=[0, 10, 0, 15], deals=1, final_bonus=50,
-              **TEAM)
+    g = start(hands=hands, discard=["KC"], stock_top=["2C"], scores=[0, 10, 0, 15], deals=1, final_bonus=50, **TEAM)
     g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:discard 2C")
     sd = g.sd()
     assert sd["hand_scores"] == [18, -2 + 50, -3, -4]
@@ -185,8 +202,13 @@ def test_going_out_bonus_goes_to_the_player_who_went_out():
 
 def test_joker_points():
     """§8.2: "joker_points: 20: a joker counts 20, on the table and in hand"."""
-    g = start(hands=[["5H", "6H", "JK"], ["JK", "2D"], ["3D"], ["4D"]], discard=["KC"], stock_top=["2C"],
-              joker_points=20, **TEAM)
+    g = start(
+        hands=[["5H", "6H", "JK"], ["JK", "2D"], ["3D"], ["4D"]],
+        discard=["KC"],
+        stock_top=["2C"],
+        joker_points=20,
+        **TEAM,
+    )
     g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:discard 2C")
     assert g.sd()["hand_scores"] == [5 + 6 + 20, -22, -3, -4]
 
@@ -213,7 +235,8 @@ def test_presets():
     assert Rules.preset("partnership") == Rules(players=4, partnership=True)
     assert Rules.preset("partnership", target_score=300).target_score == 300
     assert rummy_env.raw_env(preset="partnership", reward="score").rules == Rules(
-        players=4, partnership=True, reward="score")
+        players=4, partnership=True, reward="score"
+    )
     with pytest.raises(ValueError, match="preset"):
         Rules.preset("bridge")
     with pytest.raises(ValueError, match="partnership"):

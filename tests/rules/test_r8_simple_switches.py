@@ -1,6 +1,7 @@
 """RULES.md §8.3, 8.4, 8.7 — stock_draw, first_discard, next_dealer, the scoring switches
 (card_values ace_15 / ace_25 / four_aces_100, stock_exhausted end_no_penalty / play_out,
 seven_run_bonus), through the public API with RULES' numbers."""
+
 import collections
 
 import pytest
@@ -22,8 +23,7 @@ def start_short(hands, stock, discard_top=(), melds=(), current_player=0, dealer
     used += [norm(c) for m in melds for c in m["cards"]]
     deck.subtract(collections.Counter(used))
     rest = sorted(deck.elements())
-    S = scenario(hands, rest + list(discard_top), melds, stock, current_player, dealer, rules=rules,
-                 **(extra or {}))
+    S = scenario(hands, rest + list(discard_top), melds, stock, current_player, dealer, rules=rules, **(extra or {}))
     S["stock"] = list(stock)
     e = rummy_env.raw_env(**rules)
     e.reset(seed=0, options={"scenario": S})
@@ -35,8 +35,9 @@ def start_short(hands, stock, discard_top=(), melds=(), current_player=0, dealer
 # ----------------------------------------------------------------------------- §8.3 stock_draw
 def test_stock_draw_two_takes_the_top_two_cards():
     """§8.3: "A draw from the stock takes the top two cards"."""
-    g = start(hands=[["5H", "6H", "9C"], ["2C", "3D", "KS"]], discard=["KC"], stock_top=["7H", "2S", "4D"],
-              stock_draw=2, **H)
+    g = start(
+        hands=[["5H", "6H", "9C"], ["2C", "3D", "KS"]], discard=["KC"], stock_top=["7H", "2S", "4D"], stock_draw=2, **H
+    )
     before = len(g.sd()["stock"])
     g.play("p0:draw")
     sd = g.sd()
@@ -94,8 +95,13 @@ def test_first_discard_player_deals_an_extra_card_and_opens_the_pile():
 
 def test_first_discard_refuses_everything_but_a_discard():
     """§8.4: "no draw, no melding" in the opening turn (illegal actions raise ValueError)."""
-    g = start(hands=[["5H", "6H", "7H", "9C"], ["2C", "3D", "KS"]], discard=[], first_discard="player",
-              extra={"phase": "opening"}, **H)
+    g = start(
+        hands=[["5H", "6H", "7H", "9C"], ["2C", "3D", "KS"]],
+        discard=[],
+        first_discard="player",
+        extra={"phase": "opening"},
+        **H,
+    )
     g.exact({"discard 5H", "discard 6H", "discard 7H", "discard 9C"})
     g.refuse("draw")
     g.refuse("meld 5H 6H 7H")
@@ -107,16 +113,28 @@ def test_first_discard_opens_no_rummy_window():
     """§8.4: "(no draw, no melding, no 'Rummy!' window)": even a card that fits a meld on the
     table goes to the next player's draw."""
     melds = [{"owner": 1, "cards": ["5C", "6C", "7C"]}]
-    g = start(hands=[["8C", "KD"], ["2D", "3D", "KS"]], discard=[], melds=melds, first_discard="player",
-              extra={"phase": "opening"}, episode="hand")
+    g = start(
+        hands=[["8C", "KD"], ["2D", "3D", "KS"]],
+        discard=[],
+        melds=melds,
+        first_discard="player",
+        extra={"phase": "opening"},
+        episode="hand",
+    )
     g.play("p0:discard 8C")
     assert g.sd()["phase"] == "draw" and g.agent == P(1)
 
 
 def test_first_discard_every_hand_of_a_game():
     """Each new deal starts with the opening discard."""
-    g = start(hands=[["5H", "6H", "7H"], ["2C", "3D", "KS"]], discard=["KC"], stock_top=["2S"],
-              first_discard="player", rummy_calls="off", target_score=500)
+    g = start(
+        hands=[["5H", "6H", "7H"], ["2C", "3D", "KS"]],
+        discard=["KC"],
+        stock_top=["2S"],
+        first_discard="player",
+        rummy_calls="off",
+        target_score=500,
+    )
     g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:discard 2S")
     sd = g.sd()
     assert sd["phase"] == "opening" and sd["discard"] == [] and sd["dealer"] == 0
@@ -133,8 +151,16 @@ def _three_player_hand(goer, **rules):
     """player_0 deals; player ``goer`` plays first and goes out with 5♠6♠7♠."""
     hands = [["2D", "9S", "QD"], ["3C", "9C", "QC"], ["4H", "9H", "QH"]]
     hands[goer] = ["5S", "6S", "7S"]
-    g = start(hands=hands, discard=["KC"], stock_top=["2S", "3S", "4S"], current_player=goer, dealer=0,
-              rummy_calls="off", target_score=500, **rules)
+    g = start(
+        hands=hands,
+        discard=["KC"],
+        stock_top=["2S", "3S", "4S"],
+        current_player=goer,
+        dealer=0,
+        rummy_calls="off",
+        target_score=500,
+        **rules,
+    )
     g.play(f"p{goer}:draw", f"p{goer}:meld 5S 6S 7S", f"p{goer}:discard 2S")
     return g
 
@@ -154,8 +180,15 @@ def test_next_dealer_left_by_default():
 
 def test_next_dealer_winner_passes_left_when_nobody_went_out():
     """§8.4: "(the deal passes left when nobody went out)"."""
-    g = start_short([["2D", "9S"], ["3C", "9C"]], stock=[], discard_top=["KC"], dealer=1,
-                    next_dealer="winner", rummy_calls="off", target_score=500)
+    g = start_short(
+        [["2D", "9S"], ["3C", "9C"]],
+        stock=[],
+        discard_top=["KC"],
+        dealer=1,
+        next_dealer="winner",
+        rummy_calls="off",
+        target_score=500,
+    )
     g.play("p0:stop")
     assert g.sd()["dealer"] == 0 and g.agent == P(1)
 
@@ -163,8 +196,13 @@ def test_next_dealer_winner_passes_left_when_nobody_went_out():
 # ----------------------------------------------------------------------------- §8.7 card values
 def test_ace_15_low_ace_counts_15():
     """§8.7 "ace_15": "an ace always counts 15, also low in a run (A-2-3 = 20)"."""
-    g = start(hands=[["AH", "2H", "3H", "9C"], ["AC", "3D", "KS"]], discard=["KC"], stock_top=["4D"],
-              card_values="ace_15", **H)
+    g = start(
+        hands=[["AH", "2H", "3H", "9C"], ["AC", "3D", "KS"]],
+        discard=["KC"],
+        stock_top=["4D"],
+        card_values="ace_15",
+        **H,
+    )
     g.play("p0:draw", "p0:meld AH 2H 3H")
     assert g.sd()["melded_points"][0] == 20
     g.play("p0:discard 9C", "p1:draw")
@@ -175,16 +213,28 @@ def test_ace_15_hand_and_layoff():
     """An ace laid off low counts 15 under ace_15 (1 by default)."""
     melds = [{"owner": 1, "cards": ["2H", "3H", "4H"]}]
     for values, want in (("ace_15", 15), ("standard", 1)):
-        g = start(hands=[["AH", "9C", "8D"], ["AC", "3D", "KS"]], discard=["KC"], melds=melds, stock_top=["4D"],
-                  card_values=values, extra={"melded_points": [0, 9]}, **H)
+        g = start(
+            hands=[["AH", "9C", "8D"], ["AC", "3D", "KS"]],
+            discard=["KC"],
+            melds=melds,
+            stock_top=["4D"],
+            card_values=values,
+            extra={"melded_points": [0, 9]},
+            **H,
+        )
         g.play("p0:draw", "p0:layoff AH run")
         assert g.sd()["melded_points"][0] == want
 
 
 def test_ace_25_on_the_table_and_in_hand():
     """§8.7 "ace_25": "an ace always counts 25, on the table and in hand" (A-2-3 = 30)."""
-    g = start(hands=[["AH", "2H", "3H", "9C"], ["AC", "3D", "KS"]], discard=["KC"], stock_top=["4H"],
-              card_values="ace_25", **H)
+    g = start(
+        hands=[["AH", "2H", "3H", "9C"], ["AC", "3D", "KS"]],
+        discard=["KC"],
+        stock_top=["4H"],
+        card_values="ace_25",
+        **H,
+    )
     g.play("p0:draw", "p0:meld AH 2H 3H")
     assert g.sd()["melded_points"][0] == 30
     g.play("p0:layoff 4H run", "p0:discard 9C")
@@ -196,8 +246,16 @@ def test_four_aces_100_laying_off_the_fourth_ace():
     """§8.7 "four_aces_100": each ace in a group of four aces counts 25 (the group 100), whoever
     put each ace there; SPEC: laying off the fourth ace adds 10 to each earlier ace's owner."""
     melds = [{"owner": 0, "cards": ["AC", "AD", "AH"]}]
-    g = start(hands=[["9C", "8D", "KD"], ["AS", "3D", "KS"]], discard=["KC"], melds=melds, stock_top=["4D", "5D"],
-              card_values="four_aces_100", current_player=1, extra={"melded_points": [45, 0]}, **H)
+    g = start(
+        hands=[["9C", "8D", "KD"], ["AS", "3D", "KS"]],
+        discard=["KC"],
+        melds=melds,
+        stock_top=["4D", "5D"],
+        card_values="four_aces_100",
+        current_player=1,
+        extra={"melded_points": [45, 0]},
+        **H,
+    )
     g.play("p1:draw", "p1:layoff AS group")
     assert g.sd()["melded_points"] == [75, 25]
     assert sum(g.sd()["melded_points"]) == 100
@@ -206,8 +264,15 @@ def test_four_aces_100_laying_off_the_fourth_ace():
 def test_four_aces_100_owners_of_each_ace():
     """A group A A JK completed by a natural ace: the three natural aces count 25, the joker 15."""
     melds = [{"owner": 0, "cards": ["AC", "AD", "JK"], "owners": [0, 0, 0]}]
-    g = start(hands=[["9C", "8D", "AH"], ["2S", "3D", "KS"]], discard=["KC"], melds=melds, stock_top=["4D", "5D"],
-              card_values="four_aces_100", extra={"melded_points": [45, 0]}, **H)
+    g = start(
+        hands=[["9C", "8D", "AH"], ["2S", "3D", "KS"]],
+        discard=["KC"],
+        melds=melds,
+        stock_top=["4D", "5D"],
+        card_values="four_aces_100",
+        extra={"melded_points": [45, 0]},
+        **H,
+    )
     g.play("p0:draw", "p0:layoff AH group")
     assert g.sd()["melded_points"][0] == 45 + 25 + 20
 
@@ -215,16 +280,29 @@ def test_four_aces_100_owners_of_each_ace():
 def test_four_aces_100_joker_as_fourth():
     """A joker completing four aces: the natural aces count 25, the joker 15."""
     melds = [{"owner": 0, "cards": ["AC", "AD", "AH"]}]
-    g = start(hands=[["9C", "8D", "KD"], ["JK", "3D", "KS"]], discard=["KC"], melds=melds, stock_top=["4D", "5D"],
-              card_values="four_aces_100", current_player=1, extra={"melded_points": [45, 0]}, **H)
+    g = start(
+        hands=[["9C", "8D", "KD"], ["JK", "3D", "KS"]],
+        discard=["KC"],
+        melds=melds,
+        stock_top=["4D", "5D"],
+        card_values="four_aces_100",
+        current_player=1,
+        extra={"melded_points": [45, 0]},
+        **H,
+    )
     g.play("p1:draw", "p1:layoff JK as A group")
     assert g.sd()["melded_points"] == [75, 15]
 
 
 def test_four_aces_100_three_aces_and_other_groups_score_normally():
     """Three aces score 45; an ace left in hand counts 15."""
-    g = start(hands=[["AC", "AD", "AH", "9C", "9S"], ["AS", "3D", "KS"]], discard=["KC"], stock_top=["9D"],
-              card_values="four_aces_100", **H)
+    g = start(
+        hands=[["AC", "AD", "AH", "9C", "9S"], ["AS", "3D", "KS"]],
+        discard=["KC"],
+        stock_top=["9D"],
+        card_values="four_aces_100",
+        **H,
+    )
     g.play("p0:draw", "p0:meld AC AD AH")
     assert g.sd()["melded_points"][0] == 45
     g.play("p0:meld 9C 9D 9S")
@@ -237,15 +315,27 @@ def test_end_no_penalty_keeps_the_cards_in_hand_unsubtracted():
     left in hand"."""
     melds = [{"owner": 1, "cards": ["KD", "KH", "KS"]}]
     for mode, want in (("end_no_penalty", [0, 30]), ("end", [-11, 30 - 12])):
-        g = start_short([["2D", "9S"], ["3C", "9C"]], stock=[], discard_top=["QC"], melds=melds,
-                        stock_exhausted=mode, extra={"melded_points": [0, 30]}, **H)
+        g = start_short(
+            [["2D", "9S"], ["3C", "9C"]],
+            stock=[],
+            discard_top=["QC"],
+            melds=melds,
+            stock_exhausted=mode,
+            extra={"melded_points": [0, 30]},
+            **H,
+        )
         g.play("p0:stop")
         assert g.sd()["hand_scores"] == want, mode
 
 
 def test_end_no_penalty_still_subtracts_when_someone_goes_out():
-    g = start(hands=[["5H", "6H", "7H"], ["3C", "9D"]], discard=["KC"], stock_top=["2C"],
-              stock_exhausted="end_no_penalty", **H)
+    g = start(
+        hands=[["5H", "6H", "7H"], ["3C", "9D"]],
+        discard=["KC"],
+        stock_top=["2C"],
+        stock_exhausted="end_no_penalty",
+        **H,
+    )
     g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:discard 2C")
     assert g.sd()["hand_scores"] == [18, -12]
 
@@ -253,8 +343,13 @@ def test_end_no_penalty_still_subtracts_when_someone_goes_out():
 def test_play_out_offers_skip_and_obliging_takes():
     """§8.7 "play_out": once the stock is empty a player either takes from the pile (every
     take, the top card too, must then meld the taken card at once) or plays without drawing."""
-    g = start_short([["5H", "6H", "9S", "2D"], ["3C", "9C", "4S"]], stock=[], discard_top=["QC", "7H"],
-                    stock_exhausted="play_out", **H)
+    g = start_short(
+        [["5H", "6H", "9S", "2D"], ["3C", "9C", "4S"]],
+        stock=[],
+        discard_top=["QC", "7H"],
+        stock_exhausted="play_out",
+        **H,
+    )
     legal = g.legal()
     assert "skip" in legal and "take 0" in legal
     assert "stop" not in legal and "draw" not in legal and "take 1" not in legal
@@ -266,16 +361,26 @@ def test_play_out_offers_skip_and_obliging_takes():
 
 def test_play_out_top_take_needs_a_meld():
     """The top card alone may not be taken when it cannot be melded at once."""
-    g = start_short([["5H", "6H", "9S", "2D"], ["3C", "9C", "4S"]], stock=[], discard_top=["7H", "KD"],
-                    stock_exhausted="play_out", **H)
+    g = start_short(
+        [["5H", "6H", "9S", "2D"], ["3C", "9C", "4S"]],
+        stock=[],
+        discard_top=["7H", "KD"],
+        stock_exhausted="play_out",
+        **H,
+    )
     legal = g.legal()
     assert "take 0" not in legal and {"skip", "take 1"} <= legal
     g.refuse("take 0")
 
 
 def test_play_out_skip_then_meld_and_discard_until_someone_goes_out():
-    g = start_short([["5H", "6H", "7H", "2D", "9S"], ["3C", "9C", "4S"]], stock=[], discard_top=["KD"],
-                    stock_exhausted="play_out", **H)
+    g = start_short(
+        [["5H", "6H", "7H", "2D", "9S"], ["3C", "9C", "4S"]],
+        stock=[],
+        discard_top=["KD"],
+        stock_exhausted="play_out",
+        **H,
+    )
     g.play("p0:skip")
     assert g.sd()["phase"] == "play"
     g.refuse("skip")
@@ -315,30 +420,49 @@ def test_seven_run_bonus_for_going_out_by_discarding():
 
 
 def test_seven_run_bonus_with_a_joker():
-    g = start(hands=[["5H", "6H", "JK", "8H", "9H", "TH", "2C"], ["3C", "9D"]], discard=["KC"], stock_top=["JH"],
-              seven_run_bonus=500, **H)
-    g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:layoff 8H run", "p0:layoff 9H run", "p0:layoff TH run",
-           "p0:layoff JH run", "p0:discard 2C")
+    g = start(
+        hands=[["5H", "6H", "JK", "8H", "9H", "TH", "2C"], ["3C", "9D"]],
+        discard=["KC"],
+        stock_top=["JH"],
+        seven_run_bonus=500,
+        **H,
+    )
+    g.play(
+        "p0:draw",
+        "p0:meld 5H 6H 7H",
+        "p0:layoff 8H run",
+        "p0:layoff 9H run",
+        "p0:layoff TH run",
+        "p0:layoff JH run",
+        "p0:discard 2C",
+    )
     assert g.sd()["hand_scores"][0] == 5 + 6 + 15 + 8 + 9 + 10 + 10 + 500
 
 
 def test_no_seven_run_bonus_when_going_out_by_melding():
     """SPEC: going out by melding earns no bonus."""
     g = start(hands=[SEVEN, ["3C", "9D"]], discard=["KC"], stock_top=["JH"], seven_run_bonus=500, **H)
-    g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:layoff 8H run", "p0:layoff 9H run", "p0:layoff TH run",
-           "p0:layoff JH run")
+    g.play(
+        "p0:draw", "p0:meld 5H 6H 7H", "p0:layoff 8H run", "p0:layoff 9H run", "p0:layoff TH run", "p0:layoff JH run"
+    )
     assert g.sd()["hand_scores"] == [55, -12]
 
 
 def test_no_seven_run_bonus_for_six_cards_or_an_older_run():
     """Six cards are not enough; lay-offs on a run melded in an earlier turn do not count."""
     g = start(hands=[SEVEN[:5] + ["2C"], ["3C", "9D"]], discard=["KC"], stock_top=["TH"], seven_run_bonus=500, **H)
-    g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:layoff 8H run", "p0:layoff 9H run", "p0:layoff TH run",
-           "p0:discard 2C")
+    g.play("p0:draw", "p0:meld 5H 6H 7H", "p0:layoff 8H run", "p0:layoff 9H run", "p0:layoff TH run", "p0:discard 2C")
     assert g.sd()["hand_scores"] == [45, -12]
     melds = [{"owner": 0, "cards": ["5H", "6H", "7H", "8H"]}]
-    g = start(hands=[["9H", "TH", "JH"], ["3C", "9D"]], discard=["KC"], melds=melds, stock_top=["2C"],
-              seven_run_bonus=500, extra={"melded_points": [26, 0]}, **H)
+    g = start(
+        hands=[["9H", "TH", "JH"], ["3C", "9D"]],
+        discard=["KC"],
+        melds=melds,
+        stock_top=["2C"],
+        seven_run_bonus=500,
+        extra={"melded_points": [26, 0]},
+        **H,
+    )
     g.play("p0:draw", "p0:layoff 9H run", "p0:layoff TH run", "p0:layoff JH run", "p0:discard 2C")
     assert g.sd()["hand_scores"] == [55, -12]
 

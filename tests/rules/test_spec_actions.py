@@ -1,5 +1,6 @@
 """SPEC.md "Actions" — the flat action space, its strings, illegal actions, and mask invariants
 checked over random play."""
+
 import collections
 import random
 
@@ -11,8 +12,12 @@ import rummy_env
 from . import oracle
 from .helpers import PHASES, all_cards, deck_for, fresh, meld_problem, norm, owners_of, start
 
-CONFIGS = [{}, {"players": 3, "ace_around_corner": True}, {"players": 5},
-           {"players": 2, "jokers_per_deck": 0, "decks": 2}]
+CONFIGS = [
+    {},
+    {"players": 3, "ace_around_corner": True},
+    {"players": 5},
+    {"players": 2, "jokers_per_deck": 0, "decks": 2},
+]
 
 
 @pytest.mark.parametrize("rules", CONFIGS)
@@ -28,10 +33,27 @@ def test_action_strings_are_a_bijection(rules):
         assert e.action_from_str(s) == a
 
 
-GRAMMAR = ["draw", "stop", "take 0", "take 5", "rummy 0", "rummy 3", "pass", "discard TH",
-           "discard JK", "meld AH 2H 3H", "meld QS KS AS", "meld 9C 9D 9S", "meld 9D 9H 9S",
-           "layoff 9H run", "layoff 9H group", "layoff JK as 8H run", "layoff JK as 9 group",
-           "layoff JK as T group", "layoff AS run"]
+GRAMMAR = [
+    "draw",
+    "stop",
+    "take 0",
+    "take 5",
+    "rummy 0",
+    "rummy 3",
+    "pass",
+    "discard TH",
+    "discard JK",
+    "meld AH 2H 3H",
+    "meld QS KS AS",
+    "meld 9C 9D 9S",
+    "meld 9D 9H 9S",
+    "layoff 9H run",
+    "layoff 9H group",
+    "layoff JK as 8H run",
+    "layoff JK as 9 group",
+    "layoff JK as T group",
+    "layoff AS run",
+]
 
 
 def test_grammar_strings_exist():
@@ -54,8 +76,10 @@ def test_corner_run_string_exists_with_ace_around_corner():
 def test_illegal_action_error_names_the_action_and_changes_nothing():
     """SPEC: "An illegal action raises ValueError naming the action and the reason"; the mask
     "never offers an action that would break a rule"."""
-    g = start(hands=[["2S", "4C", "5D", "8H", "JC", "KS", "KD"], ["3D", "8D", "TD"]],
-              discard=["6C", "4H", "7S", "4D", "QH", "AC"])
+    g = start(
+        hands=[["2S", "4C", "5D", "8H", "JC", "KS", "KD"], ["3D", "8D", "TD"]],
+        discard=["6C", "4H", "7S", "4D", "QH", "AC"],
+    )
     before = g.sd()
     for bad in ("take 3", "discard 2S", "meld 4C 4D 4H"):
         with pytest.raises(ValueError) as ei:
@@ -108,7 +132,7 @@ def _table_points(sd, n, scheme):
     pts = [0] * n
     for m in sd["melds"]:
         run = oracle.is_run(m["cards"])
-        for k, (c, who) in enumerate(zip(m["cards"], owners_of(m))):
+        for k, (c, who) in enumerate(zip(m["cards"], owners_of(m), strict=False)):
             pts[who] += _value(c, scheme, low_ace=run and k == 0 and not c.startswith("JK"))
     return pts
 
@@ -158,7 +182,7 @@ def test_random_play_invariants(rules):
             why = meld_problem(m["cards"], rules.get("ace_around_corner", False), two_decks)
             assert why is None, f"step {step}: illegal meld on the table {m['cards']}: {why}"
         if sd["obliged"] is not None:
-            assert norm(sd["obliged"]) in [norm(c) for c in sd["hands"][int(agent.split('_')[1])]]
+            assert norm(sd["obliged"]) in [norm(c) for c in sd["hands"][int(agent.split("_")[1])]]
             assert all(a.startswith(("meld", "layoff")) for a in legal), legal
         if sd["top_taken"] is not None and sd["phase"] == "play":
             assert f"discard {sd['top_taken']}" not in legal
@@ -176,7 +200,10 @@ def test_random_play_invariants(rules):
             hs = list(after["hand_scores"])
             in_hand = [sum(_value(c, scheme) for c in h) for h in after["hands"]]
             if not rules.get("ace_around_corner"):
-                assert hs == [m - v for m, v in zip(_table_points(after, n, scheme), in_hand)], (hs, after)
+                assert hs == [m - v for m, v in zip(_table_points(after, n, scheme), in_hand, strict=False)], (
+                    hs,
+                    after,
+                )
             if rules.get("reward", "win") == "win":
                 want = _win_rewards(hs)
             else:

@@ -1,4 +1,5 @@
 """SPEC.md — Cards, `Rules` configuration, scenario validation."""
+
 import copy
 import dataclasses
 
@@ -9,11 +10,23 @@ import rummy_env
 from .helpers import scenario, start
 
 DEFAULTS = {
-    "players": 2, "decks": None, "jokers_per_deck": 2, "hand_size": None, "target_score": 500,
-    "card_values": "standard", "take_top_requires_meld": False, "take_requires_new_meld": False,
-    "rummy_calls": "pile", "going_out": "any", "ace_around_corner": False,
-    "first_meld_minimum": 0, "stock_exhausted": "end", "tie_break": "play_on",
-    "must_go_out_to_win": False, "episode": "game", "reward": "win",
+    "players": 2,
+    "decks": None,
+    "jokers_per_deck": 2,
+    "hand_size": None,
+    "target_score": 500,
+    "card_values": "standard",
+    "take_top_requires_meld": False,
+    "take_requires_new_meld": False,
+    "rummy_calls": "pile",
+    "going_out": "any",
+    "ace_around_corner": False,
+    "first_meld_minimum": 0,
+    "stock_exhausted": "end",
+    "tie_break": "play_on",
+    "must_go_out_to_win": False,
+    "episode": "game",
+    "reward": "win",
 }
 
 
@@ -27,9 +40,20 @@ def test_rules_defaults_follow_rules_md():
 
 def test_rules_round_trip_and_field_set():
     """SPEC: "Rules.from_dict(d) / rules.to_dict() round-trip"."""
-    r = rummy_env.Rules(players=4, going_out="float", first_meld_minimum=30, rummy_calls="last_discard",
-                        stock_exhausted="reshuffle", decks=2, jokers_per_deck=1, target_score=250,
-                        card_values="5-10-15", tie_break="went_out", episode="hand", reward="score")
+    r = rummy_env.Rules(
+        players=4,
+        going_out="float",
+        first_meld_minimum=30,
+        rummy_calls="last_discard",
+        stock_exhausted="reshuffle",
+        decks=2,
+        jokers_per_deck=1,
+        target_score=250,
+        card_values="5-10-15",
+        tie_break="went_out",
+        episode="hand",
+        reward="score",
+    )
     d = r.to_dict()
     assert set(DEFAULTS) <= set(d)
     assert rummy_env.Rules.from_dict(d) == r
@@ -50,11 +74,24 @@ def test_from_dict_unknown_key():
     assert "jokers_per_dek" in str(ei.value)
 
 
-BAD = [("players", 1), ("players", 9), ("decks", 3), ("decks", 0), ("jokers_per_deck", 3),
-       ("jokers_per_deck", -1), ("target_score", 0), ("target_score", -100),
-       ("card_values", "5-10-20"), ("rummy_calls", "always"), ("going_out", "never"),
-       ("stock_exhausted", "stop"), ("tie_break", "coin"), ("episode", "match"), ("reward", "elo"),
-       ("first_meld_minimum", -1)]
+BAD = [
+    ("players", 1),
+    ("players", 9),
+    ("decks", 3),
+    ("decks", 0),
+    ("jokers_per_deck", 3),
+    ("jokers_per_deck", -1),
+    ("target_score", 0),
+    ("target_score", -100),
+    ("card_values", "5-10-20"),
+    ("rummy_calls", "always"),
+    ("going_out", "never"),
+    ("stock_exhausted", "stop"),
+    ("tie_break", "coin"),
+    ("episode", "match"),
+    ("reward", "elo"),
+    ("first_meld_minimum", -1),
+]
 
 
 @pytest.mark.parametrize("field,value", BAD, ids=[f"{f}={v}" for f, v in BAD])
@@ -194,10 +231,16 @@ def test_scenario_wrong_number_of_hands_or_bad_seat():
         _reset(S)
 
 
-BAD_MELDS = [(["5H", "6H", "8H"], {}), (["5H", "6H", "7C"], {}), (["9C", "9D"], {}),
-             (["KC", "KD", "KH", "KS", "JK"], {}), (["6C", "6C", "6H"], {"decks": 2}),
-             (["6H", "7H", "JK=9H"], {}), (["KS", "AS", "2S"], {}),
-             (["9C", "9D", "9H", "9S", "9C"], {"decks": 2})]
+BAD_MELDS = [
+    (["5H", "6H", "8H"], {}),
+    (["5H", "6H", "7C"], {}),
+    (["9C", "9D"], {}),
+    (["KC", "KD", "KH", "KS", "JK"], {}),
+    (["6C", "6C", "6H"], {"decks": 2}),
+    (["6H", "7H", "JK=9H"], {}),
+    (["KS", "AS", "2S"], {}),
+    (["9C", "9D", "9H", "9S", "9C"], {"decks": 2}),
+]
 
 
 @pytest.mark.parametrize("cards,rules", BAD_MELDS, ids=[" ".join(c) for c, _ in BAD_MELDS])
@@ -213,11 +256,12 @@ def test_scenario_with_invalid_meld(cards, rules):
 def test_scenario_valid_melds_accepted_with_owners():
     """SPEC: melds `{"owner": i, "cards": [...]}`, "a joker in a run is written "JK=8H", in a group
     "JK""; "A meld … may carry "owners", one seat per card"."""
-    melds = [{"owner": 0, "cards": ["5H", "6H", "JK=7H", "8H"], "owners": [0, 0, 0, 1]},
-             {"owner": 1, "cards": ["9S", "JK", "9D"]},
-             {"owner": 1, "cards": ["KS", "AS", "2S"]}]
-    S = scenario([["2C"], ["3C"]], discard=["4D"], melds=copy.deepcopy(melds),
-                 rules={"ace_around_corner": True})
+    melds = [
+        {"owner": 0, "cards": ["5H", "6H", "JK=7H", "8H"], "owners": [0, 0, 0, 1]},
+        {"owner": 1, "cards": ["9S", "JK", "9D"]},
+        {"owner": 1, "cards": ["KS", "AS", "2S"]},
+    ]
+    S = scenario([["2C"], ["3C"]], discard=["4D"], melds=copy.deepcopy(melds), rules={"ace_around_corner": True})
     e = _reset(S, ace_around_corner=True)
     got = e.state_dict()["melds"]
     assert got[0]["cards"] == ["5H", "6H", "JK=7H", "8H"]

@@ -25,16 +25,24 @@ SLOW = pytest.mark.slow
 def test_card_policy_picks_legal_actions(players):
     rules = Rules(players=players, reward="score")
     env = TrainVecEnv(8, rules, ["random"], seed=players)
-    model = MaskablePPO(CardPolicy, env, n_steps=8, batch_size=32, n_epochs=1, seed=0,
-                        policy_kwargs=card_policy_kwargs(rules, token_dim=8, hidden=32))
+    model = MaskablePPO(
+        CardPolicy,
+        env,
+        n_steps=8,
+        batch_size=32,
+        n_epochs=1,
+        seed=0,
+        policy_kwargs=card_policy_kwargs(rules, token_dim=8, hidden=32),
+    )
     obs = env.reset()
     for _ in range(6):
         mask = env.action_masks()
         actions, _ = model.predict(obs, action_masks=mask, deterministic=False)
         assert mask[np.arange(len(actions)), actions].all()
         obs, *_ = env.step(actions)
-    values, log_prob, _entropy = model.policy.evaluate_actions(torch.as_tensor(obs), torch.as_tensor(actions),
-                                                              torch.as_tensor(env.action_masks()))
+    values, log_prob, _entropy = model.policy.evaluate_actions(
+        torch.as_tensor(obs), torch.as_tensor(actions), torch.as_tensor(env.action_masks())
+    )
     assert values.shape == (8, 1) and torch.isfinite(log_prob).all()
 
 

@@ -34,8 +34,19 @@ def test_four_player_run_keeps_the_default_latest_and_names_its_own(tmp_path):
     latest.write_bytes(b"the default table's model")
     run = tmp_path / "run"
     args = [a for a in TINY if not a.startswith(("train.latest", "train.num_envs", "algo.policy_kwargs"))]
-    cmd = [sys.executable, "-m", "experiments.train", *args, "algo=ppo_mlp", "algo.policy_kwargs.net_arch=[16]",
-           "train.num_envs=8", "train.steps=300", "env=four_players", f"train.latest={latest}", f"hydra.run.dir={run}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "experiments.train",
+        *args,
+        "algo=ppo_mlp",
+        "algo.policy_kwargs.net_arch=[16]",
+        "train.num_envs=8",
+        "train.steps=300",
+        "env=four_players",
+        f"train.latest={latest}",
+        f"hydra.run.dir={run}",
+    ]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     written = tmp_path / "latest-players4.zip"

@@ -90,8 +90,24 @@ def step_serial(s, k, games, actions, check, refresh, mask, stale, rewards, done
 
 @njit(cache=True, parallel=True)
 def step_parallel(
-    s, k, games, actions, check, refresh, mask, stale, rewards, done, truncated, max_steps,
-    masks, hopes, cursor, base, rows, chunks,
+    s,
+    k,
+    games,
+    actions,
+    check,
+    refresh,
+    mask,
+    stale,
+    rewards,
+    done,
+    truncated,
+    max_steps,
+    masks,
+    hopes,
+    cursor,
+    base,
+    rows,
+    chunks,
 ):
     """``step_serial`` split over threads."""
     count = games.shape[0]

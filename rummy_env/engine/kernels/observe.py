@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
-from ..state import GAME_OVER
 from ..observe import VARIANT_PHASES
+from ..state import GAME_OVER
 from .jit import kernel
 
 PHASES = 4

@@ -183,8 +183,11 @@ def fingerprint(s, g):
         h = mix64(h ^ np.uint64(s.hand[g, seat, c] * 64 + c))
     for m in range(s.num_melds[g]):
         bits = (
-            (s.meld_len[g, m] << 24) | (s.meld_lo[g, m] << 16) | (s.meld_suits[g, m] << 8) | (s.meld_kind[g, m] << 6)
-        ) + ((s.meld_rank[g, m] + 1) << 32) + ((s.meld_suit[g, m] + 1) << 40) + (m << 48)
+            ((s.meld_len[g, m] << 24) | (s.meld_lo[g, m] << 16) | (s.meld_suits[g, m] << 8) | (s.meld_kind[g, m] << 6))
+            + ((s.meld_rank[g, m] + 1) << 32)
+            + ((s.meld_suit[g, m] + 1) << 40)
+            + (m << 48)
+        )
         h = mix64(h ^ np.uint64(bits))
     return h | np.uint64(1)
 
