@@ -37,7 +37,7 @@ def _make_rules(rules: Rules | dict | None, overrides: dict[str, Any], preset: s
 class raw_env(AECEnv, EzPickle):
     """500 Rummy as a PettingZoo AEC game; illegal actions raise ``ValueError`` naming the reason."""
 
-    metadata = {
+    metadata: dict[str, Any] = {  # noqa: RUF012 - overrides PettingZoo's instance attribute
         "render_modes": ["human", "ansi"],
         "name": "rummy500_v0",
         "is_parallelizable": False,
@@ -110,7 +110,7 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._position_changed()
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -201,7 +201,7 @@ class raw_env(AECEnv, EzPickle):
         """The legal moves of the agent to act, as strings."""
         if self.engine.done[0]:
             return []
-        return [self.action_to_str(a) for a in np.flatnonzero(self.engine.legal_mask()[0])]
+        return [self.action_to_str(int(a)) for a in np.flatnonzero(self.engine.legal_mask()[0])]
 
 
 def env(

@@ -10,6 +10,7 @@ unless ``illegal="raise"``, so unmasked algorithms and env checkers can run it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import gymnasium
 import numpy as np
@@ -25,7 +26,7 @@ class RummyGymEnv(gymnasium.Env):
     After the episode ends the next game is already dealt (masks and rendering show it); call ``reset()``.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 - overrides gymnasium.Env.metadata
 
     def __init__(
         self,
@@ -68,7 +69,7 @@ class RummyGymEnv(gymnasium.Env):
             truncated = bool(info.pop("TimeLimit.truncated"))
             terminated = not truncated
             obs = info.pop("terminal_observation")[None]
-        return obs[0], float(rewards[0]), terminated, truncated, info
+        return cast(np.ndarray, obs)[0], float(rewards[0]), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """``bool [A]`` the learner's legal actions."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -44,14 +45,14 @@ def run_is_valid(lo: int, length: int, around_corner: bool) -> bool:
     return around_corner or lo + length - 1 <= NUM_RANKS
 
 
-def run_low_ok(lo, length, around_corner: bool):
+def run_low_ok(lo: Any, length: Any, around_corner: bool) -> Any:
     """Whether a run (arrays allowed) can be extended below its low card."""
     if around_corner:
         return length < MAX_RUN
     return (lo >= 1) & ~((lo == 1) & (lo + length - 1 == NUM_RANKS))
 
 
-def run_high_ok(lo, length, around_corner: bool):
+def run_high_ok(lo: Any, length: Any, around_corner: bool) -> Any:
     """Whether a run (arrays allowed) can be extended above its high card."""
     if around_corner:
         return length < MAX_RUN
@@ -105,11 +106,18 @@ def meld_table(rules: Rules) -> MeldTable:
     for r in range(NUM_RANKS):
         for missing in range(NUM_SUITS):
             cards.append(group_pattern_cards(r, missing))
-            is_group.append(True), rank.append(r), suit.append(-1), lo.append(-1), enabled.append(True)
+            is_group.append(True)
+            rank.append(r)
+            suit.append(-1)
+            lo.append(-1)
+            enabled.append(True)
     for s in range(NUM_SUITS):
         for low in range(NUM_RANKS):
             cards.append(run_pattern_cards(s, low))
-            is_group.append(False), rank.append(-1), suit.append(s), lo.append(low)
+            is_group.append(False)
+            rank.append(-1)
+            suit.append(s)
+            lo.append(low)
             enabled.append(run_is_valid(low, 3, rules.ace_around_corner))
     cards_arr = np.array(cards, dtype=np.int8)
     matrix = np.zeros((NUM_KINDS, NUM_PATTERNS), dtype=np.float32)

@@ -52,7 +52,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -65,6 +65,12 @@ from .engine import Engine
 from .engine.state import GAME_OVER, PHASE_NAMES
 from .rules import Rules
 from .scenario import load_scenario, state_dict
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .engine.spec import GameSpec
+    from .env import raw_env
 
 RECORD_VERSION = 1
 
@@ -157,7 +163,7 @@ class RecordWriter:
         if isinstance(path, (str, os.PathLike)):
             self.path = Path(path)
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._stream = open(self.path, "a" if append else "w", encoding="utf-8")
+            self._stream = open(self.path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
             self._own_stream = True
         elif path is not None:
             self._stream = path
@@ -189,6 +195,8 @@ class RecordWriter:
         self._next_id = max([self._next_id] + [i + 1 for i in ids if isinstance(i, int)])
         per_game_players = players is not None and len(players) > 0 and not isinstance(players[0], str)
         per_game_meta = meta is not None and not isinstance(meta, Mapping)
+        all_names = cast(Sequence[Any] | None, players)
+        all_meta = cast(Sequence[Any] | Mapping[str, Any] | None, meta)
         rules_dict = rules.to_dict()
         for k, g in enumerate(games):
             if g in self._open:
@@ -196,11 +204,15 @@ class RecordWriter:
                     f"start: engine game {g} (record id {self._open[g].header['id']!r}) was not finished; "
                     "call finish() before resetting a game"
                 )
-            names = players[k] if per_game_players else players
-            names = [str(n) for n in names] if names is not None else [f"player_{p}" for p in range(rules.players)]
+            seat_names = all_names[k] if per_game_players and all_names is not None else all_names
+            names = (
+                [str(n) for n in seat_names]
+                if seat_names is not None
+                else [f"player_{p}" for p in range(rules.players)]
+            )
             if len(names) != rules.players:
                 raise ValueError(f"start: {len(names)} player names for {rules.players} seats")
-            extra = meta[k] if per_game_meta else (meta or {})
+            extra: Any = cast(Sequence[Any], all_meta)[k] if per_game_meta else (all_meta or {})
             header = {
                 "type": "game",
                 "id": ids[k],
@@ -394,7 +406,7 @@ def _group(lines: list[Mapping], file: str) -> list[GameRecord]:
 
 
 # --------------------------------------------------------------------------- replay through the AEC env
-def replay(record: GameRecord | Mapping, check: bool = True):
+def replay(record: GameRecord | Mapping, check: bool = True) -> raw_env:
     """Play ``record`` again through ``rummy_env.raw_env``; returns the env at the final position.
 
     Raises ``ReplayError`` if a move is made by another seat than the env's
@@ -462,7 +474,13 @@ def replay_batch(
     return finals  # type: ignore[return-value]
 
 
-def _replay_group(rules, group, before, after, check) -> list[dict]:
+def _replay_group(
+    rules: Rules,
+    group: list[GameRecord],
+    before: Callable[[Engine, np.ndarray, np.ndarray, list[GameRecord]], None] | None,
+    after: Callable[[Engine, np.ndarray, np.ndarray, Any, list[GameRecord]], None] | None,
+    check: bool,
+) -> list[dict]:
     engine = Engine(rules, num_games=len(group), seed=0)
     spec = engine.spec
     for g, rec in enumerate(group):
@@ -487,7 +505,8 @@ def _replay_group(rules, group, before, after, check) -> list[dict]:
         if len(wrong):
             g = int(games[wrong[0]])
             raise ReplayError(
-                f"game {group[g].id!r} step {k}: recorded seat {seats[g][k]} but player_{engine.current_player[g]} is to act"
+                f"game {group[g].id!r} step {k}: recorded seat {seats[g][k]} "
+                f"but player_{engine.current_player[g]} is to act"
             )
         mask = engine.legal_mask(games)
         bad = np.flatnonzero(~mask[np.arange(len(games)), actions])
@@ -506,7 +525,7 @@ def _replay_group(rules, group, before, after, check) -> list[dict]:
     return finals  # type: ignore[return-value]
 
 
-def _final_check(spec, engine: Engine, g: int, rec: GameRecord, check: bool) -> dict:
+def _final_check(spec: GameSpec, engine: Engine, g: int, rec: GameRecord, check: bool) -> dict:
     final = state_dict(spec, engine.state, g)
     result = rec["result"]
     if check and result is not None and final != result["final"]:
@@ -516,7 +535,7 @@ def _final_check(spec, engine: Engine, g: int, rec: GameRecord, check: bool) -> 
 
 
 # --------------------------------------------------------------------------- the decisions table
-def load_decisions(source: Any, check: bool = True):
+def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
     """One row per decision of every game in ``source`` (paths, records or lines), as a ``pandas.DataFrame``.
 
     The games are replayed in batches on the engine to compute what the
@@ -631,7 +650,7 @@ def load_decisions(source: Any, check: bool = True):
         chunks.append(cols)
 
     replay_batch(records, before=before, after=after, check=check)
-    data = {
+    data: dict[str, np.ndarray | list[Any]] = {
         c: np.concatenate([np.asarray(ch[c], dtype=object if isinstance(ch[c], list) else None) for ch in chunks])
         if chunks
         else []
@@ -646,7 +665,7 @@ def load_decisions(source: Any, check: bool = True):
     return frame
 
 
-def load_hands(source: Any, check: bool = True):
+def load_hands(source: Any, check: bool = True) -> pd.DataFrame:
     """One row per finished hand and seat (``pandas.DataFrame``): hand score, went out, cumulative score.
 
     Columns: ``game``, ``file``, ``hand``, ``seat``, ``player``, ``hand_score``,
@@ -667,7 +686,7 @@ def load_hands(source: Any, check: bool = True):
         for g, hand in zip(games[ended].tolist(), before_hand["hand_no"][ended].tolist(), strict=False):
             rec = group[g]
             for seat in range(engine.num_players):
-                rows.append(
+                rows.append(  # noqa: PERF401
                     {
                         "game": rec.id,
                         "file": rec["file"],
@@ -687,7 +706,7 @@ def load_hands(source: Any, check: bool = True):
     return frame.sort_values(["file", "game", "hand", "seat"], kind="stable").reset_index(drop=True)
 
 
-def load_games(source: Any):
+def load_games(source: Any) -> pd.DataFrame:
     """One row per game (``pandas.DataFrame``): id, players, steps, hands, scores, winner, flags."""
     import pandas as pd
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from .cards import card_text, counts_to_cards, parse_card
@@ -18,8 +19,10 @@ def render_table(
     sd = state_dict(spec, s, g)
     viewer = int(s.current[g]) if viewer is None else viewer
     lines = [
-        f"500 Rummy  hand {int(s.hand_no[g]) + 1}  dealer player_{sd['dealer']}  "
-        f"phase {sd['phase']}  to act: player_{sd['current_player']}",
+        (
+            f"500 Rummy  hand {int(s.hand_no[g]) + 1}  dealer player_{sd['dealer']}  "
+            f"phase {sd['phase']}  to act: player_{sd['current_player']}"
+        ),
         "scores: " + "  ".join(f"player_{p}={score}" for p, score in enumerate(sd["scores"])),
         *_side_lines(spec, sd),
         f"stock: {len(sd['stock'])} card(s)",
@@ -27,8 +30,8 @@ def render_table(
     ]
     lines.append("melds:" + ("" if sd["melds"] else " -"))
     for number, meld in enumerate(sd["melds"]):
-        cards = " ".join(f"{show_text(c, show)}/{o}" for c, o in zip(meld["cards"], meld["owners"], strict=False))
-        lines.append(f"  {number + 1}. player_{meld['owner']}: {cards}")
+        placed = " ".join(f"{show_text(c, show)}/{o}" for c, o in zip(meld["cards"], meld["owners"], strict=False))
+        lines.append(f"  {number + 1}. player_{meld['owner']}: {placed}")
     for p in range(spec.players):
         cards = counts_to_cards(s.hand[g, p])
         if reveal or p == viewer:
@@ -59,7 +62,7 @@ def _side_lines(spec: GameSpec, sd: dict) -> list[str]:
     return lines
 
 
-def show_text(text: str, show) -> str:
+def show_text(text: str, show: Callable[[int], str]) -> str:
     """Render a card string (``JK=8H`` included) with ``show``."""
     if text.startswith("JK="):
         return "JK=" + show(parse_card(text[3:]))

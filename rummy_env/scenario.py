@@ -153,7 +153,7 @@ def _parse_meld(spec: GameSpec, meld: Any, number: int) -> dict:
     return _parse_group(placed, owners, owner, where)
 
 
-def _parse_group(placed, owners, owner, where) -> dict:
+def _parse_group(placed: list[tuple[int, int]], owners: list[int], owner: int, where: str) -> dict:
     naturals = [kind for kind, _ in placed if kind != JOKER]
     if any(stands not in (-1, kind) for kind, stands in placed):
         _fail(f"{where}: a joker in a group is written 'JK' (its suit is not declared)")
@@ -168,7 +168,7 @@ def _parse_group(placed, owners, owner, where) -> dict:
     return {"kind": GROUP, "rank": int(CARD_RANK[naturals[0]]), "placed": placed, "owners": owners, "by": owner}
 
 
-def _parse_run(spec, placed, owners, owner, where) -> dict:
+def _parse_run(spec: GameSpec, placed: list[tuple[int, int]], owners: list[int], owner: int, where: str) -> dict:
     if any(stands == -1 for _, stands in placed):
         _fail(f"{where}: a joker in a run must be declared, e.g. 'JK=8H'")
     stands = [s for _, s in placed]
@@ -349,7 +349,7 @@ def _stock(spec: GameSpec, s: State, scenario: Mapping[str, Any], used: np.ndarr
     return order[0].tolist()
 
 
-def _opt_card(scenario, key) -> int:
+def _opt_card(scenario: Mapping[str, Any], key: str) -> int:
     value = scenario.get(key)
     if value is None:
         return -1
@@ -381,7 +381,8 @@ def _load_turn(spec: GameSpec, s: State, sc: Mapping[str, Any], points: np.ndarr
     _load_obligation(spec, s, sc)
     if s.phase[0] != GAME_OVER and not spec.rules.floating and empty.any():
         _fail(
-            f"player {int(np.argmax(empty))} holds no cards, which ends the hand under going_out={spec.rules.going_out!r}"
+            f"player {int(np.argmax(empty))} holds no cards, "
+            f"which ends the hand under going_out={spec.rules.going_out!r}"
         )
     if s.phase[0] == DRAW_PHASE:
         begin_draw(spec, s, np.zeros(1, dtype=np.int64), s.current[:1].copy())
@@ -442,10 +443,10 @@ def state_dict(spec: GameSpec, s: State, g: int) -> dict[str, Any]:
     """Game ``g``'s position in the scenario schema, plus phase and bookkeeping (loads back exactly)."""
     players = spec.players
 
-    def cards(counts) -> list[str]:
+    def cards(counts: np.ndarray) -> list[str]:
         return [card_str(c) for c in counts_to_cards(counts)]
 
-    def opt(card) -> str | None:
+    def opt(card: int | np.integer) -> str | None:
         return None if card < 0 else card_str(int(card))
 
     queue = [int(q) for q in s.rummy_queue[g] if q >= 0]

@@ -38,9 +38,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
 from .actions import PASS
 from .engine import Engine
@@ -112,7 +114,7 @@ class RummyVecEnv(VecEnv):
         """Remember the learner's actions for ``step_wait``."""
         self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
 
-    def step_wait(self):
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         """Play the actions (then the opponents), auto-resetting finished games."""
         if self._actions is None:
             raise RuntimeError("step_wait() called without step_async()")
@@ -127,7 +129,7 @@ class RummyVecEnv(VecEnv):
                 infos[env]["illegal_action"] = True
         return obs, rewards, dones, infos
 
-    def _step_learner(self, actions: np.ndarray):
+    def _step_learner(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         games = np.arange(self.num_games)
         result = self.engine.step(actions, check=True)
         rewards = result.rewards[games, self.learner].astype(np.float32)
@@ -142,7 +144,7 @@ class RummyVecEnv(VecEnv):
             self._new_episodes(ended)
         return self._observations(), rewards, done | truncated, infos
 
-    def _step_self_play(self, actions: np.ndarray):
+    def _step_self_play(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         n = self.players
         games = np.arange(self.num_games)
         chosen = actions.reshape(self.num_games, n)[games, self.engine.current_player]
@@ -296,23 +298,25 @@ class RummyVecEnv(VecEnv):
     def close(self) -> None:
         """Nothing to release."""
 
-    def _indices(self, indices) -> list[int]:
+    def _indices(self, indices: VecEnvIndices) -> list[int]:
         if indices is None:
             return list(range(self.num_envs))
         if isinstance(indices, (int, np.integer)):
             return [int(indices)]
         return [int(i) for i in indices]
 
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         """The attribute of this (shared) env, once per index."""
         value = getattr(self, attr_name)
         return [value for _ in self._indices(indices)]
 
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
         """Set an attribute of the shared env (all envs share it)."""
         setattr(self, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+    ) -> list[Any]:
         """Call a method once; a per-env array result (first axis ``num_envs``) is split by index."""
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         idx = self._indices(indices)
@@ -320,6 +324,6 @@ class RummyVecEnv(VecEnv):
             return [result[i] for i in idx]
         return [result for _ in idx]
 
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
         """No env here is wrapped by a gymnasium wrapper."""
         return [False for _ in self._indices(indices)]

@@ -24,11 +24,11 @@ class _FixedTypes:
     """A kernel always called with arguments of the same types: after the first call, its compiled entry
     is called directly, skipping numba's per-call type dispatch (microseconds for the state's arrays)."""
 
-    def __init__(self, dispatcher) -> None:
+    def __init__(self, dispatcher: Any) -> None:
         self._dispatcher = dispatcher
-        self._entry = None
+        self._entry: Any = None
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         if self._entry is not None:
             return self._entry(*args)
         result = self._dispatcher(*args)
@@ -136,7 +136,9 @@ class Engine:
             mixed = mix64(self._base_seed + mix64(games.astype(np.uint64) + np.uint64(1)))
             return mix64(mixed ^ mix64(self._episodes[games] + np.uint64(7)))
 
-    def reset(self, seeds: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | None = None) -> None:
+    def reset(
+        self, seeds: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | np.ndarray | None = None
+    ) -> None:
         """Start new games in ``games`` (default all), from ``seeds`` or from the engine's seed sequence."""
         idx = self.game_indices(games)
         chosen = self.episode_seeds(idx) if seeds is None else _seed_array(seeds, len(idx))
@@ -205,7 +207,8 @@ class Engine:
         if len(games) >= PARALLEL_MIN and self._work.threads > 1:
             chunks = min(self._work.threads, len(games))
             args = (self._arrays, self._kernel_spec, games, self._mask, self._stale)
-            batch.masks_parallel(*args, *self._work.parallel(), chunks)
+            masks, hopes, cursor, base, rows = self._work.parallel()
+            batch.masks_parallel(*args, masks, hopes, cursor, base, rows, chunks)
         else:
             _masks_serial(self._arrays, self._kernel_spec, games, self._mask, self._stale, self._work.serial())
 
@@ -237,7 +240,10 @@ class Engine:
         if len(stepped) >= PARALLEL_MIN and self._work.threads > 1:
             chunks = min(self._work.threads, len(stepped))
             run = batch.step_parallel
-            bad = run(self._arrays, self._kernel_spec, stepped, chosen, *flags, *self._work.parallel(), chunks)
+            masks, hopes, cursor, base, rows = self._work.parallel()
+            bad = run(
+                self._arrays, self._kernel_spec, stepped, chosen, *flags, masks, hopes, cursor, base, rows, chunks
+            )
         else:
             bad = _step_serial(self._arrays, self._kernel_spec, stepped, chosen, *flags, self._work.serial())
         if bad >= 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 import numpy as np
+import numpy.typing as npt
 
 from ..cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..melds import SLOTS
@@ -94,7 +95,7 @@ def empty_state(num_games: int, num_players: int, deck_size: int, copies: int) -
     """A zeroed state of the right shapes; ``copies`` is the most copies of one kind in the deck."""
     g, n, k, m = num_games, num_players, deck_size, deck_size // 3
 
-    def z(shape, dtype=np.int8, fill=0):
+    def z(shape: int | tuple[int, ...], dtype: npt.DTypeLike = np.int8, fill: int = 0) -> np.ndarray:
         return np.full(shape, fill, dtype=dtype)
 
     return State(
