@@ -32,6 +32,7 @@ import numpy as np
 import torch as th
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
 from rummy_env.actions import DISCARD, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, RUMMY, TAKE, action_layout
@@ -65,6 +66,10 @@ def card_policy_kwargs(rules: Rules, **overrides: Any) -> dict[str, Any]:
 class CardNet(nn.Module):
     """Observation -> (action logits, critic latent). Used as the policy's ``mlp_extractor``."""
 
+    global_idx: th.Tensor  # buffers (register_buffer)
+    card_rank: th.Tensor
+    pattern_group: th.Tensor
+
     def __init__(
         self,
         obs_dim: int,
@@ -82,12 +87,14 @@ class CardNet(nn.Module):
         layout = obs_layout(players, copies)
         if obs_dim != layout.size:
             raise ValueError(
-                f"CardNet for {players} players and {copies} copies expects observations of {layout.size}, got {obs_dim}"
+                f"CardNet for {players} players and {copies} copies expects observations of {layout.size}, "
+                f"got {obs_dim}"
             )
         actions = action_layout(deck_size)
         if actions.num_actions != num_actions:
             raise ValueError(
-                f"the action layout of a {deck_size}-card deck has {actions.num_actions} actions, the space has {num_actions}"
+                f"the action layout of a {deck_size}-card deck has {actions.num_actions} actions, "
+                f"the space has {num_actions}"
             )
         d, K = token_dim, deck_size
         self.players, self.copies, self.deck_size, self.d, self.hidden = players, copies, K, d, hidden
@@ -230,7 +237,9 @@ CARD_NET_ARGS = tuple(inspect.signature(CardNet.__init__).parameters)[3:]  # wha
 class CardPolicy(MaskableActorCriticPolicy):
     """MaskablePPO actor-critic whose body is a ``CardNet`` (observations pass through SB3's flatten extractor)."""
 
-    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule, **kwargs: Any) -> None:
+    def __init__(
+        self, observation_space: spaces.Space, action_space: spaces.Space, lr_schedule: Schedule, **kwargs: Any
+    ) -> None:
         self.card_kwargs = {name: kwargs.pop(name) for name in CARD_NET_ARGS if name in kwargs}
         kwargs.setdefault("ortho_init", False)
         kwargs.pop("net_arch", None)
@@ -243,12 +252,17 @@ class CardPolicy(MaskableActorCriticPolicy):
         return data
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = CardNet(self.features_dim, int(self.action_space.n), **self.card_kwargs)
+        n_actions = int(self.action_space.n)  # type: ignore[attr-defined]  # a Discrete space
+        # CardNet stands in for SB3's MlpExtractor (same forward_actor / forward_critic interface).
+        self.mlp_extractor = CardNet(self.features_dim, n_actions, **self.card_kwargs)  # type: ignore[assignment]
 
-    def _build(self, lr_schedule) -> None:
+    def _build(self, lr_schedule: Schedule) -> None:
         super()._build(lr_schedule)
         self.action_net = nn.Identity()  # CardNet already returns the logits
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        # optimizer_class is typed as the base Optimizer, whose __init__ takes no ``lr``; its subclasses do.
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
 
 
 sys.modules.setdefault(LEGACY_MODULE, sys.modules[__name__])

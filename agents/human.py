@@ -232,10 +232,12 @@ class HumanAgent(Agent):
 
     def hint_line(self, engine: Engine, g: int, mask: np.ndarray) -> str:
         """What the hint agent would play here."""
+        hint = self.hint
+        assert hint is not None, "hint_line needs a hint agent"
         games = np.array([g], dtype=np.int64)
-        obs = engine.observe(games=games) if self.hint.needs_obs else None
-        action = int(self.hint.act(engine, games, obs, mask[None, :])[0])
-        return f"hint ({self.hint.name}): {self.describe(engine, g, action)}"
+        obs = engine.observe(games=games) if hint.needs_obs else None
+        action = int(hint.act(engine, games, obs, mask[None, :])[0])
+        return f"hint ({hint.name}): {self.describe(engine, g, action)}"
 
 
 def _isatty(stream: TextIO) -> bool:

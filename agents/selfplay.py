@@ -17,13 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rummy_env.vector import RummyVecEnv
 
 from .registry import make_agent
+
+if TYPE_CHECKING:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.policies import BasePolicy
+
+    from rummy_env.rules import Rules
 
 
 class TrainVecEnv(RummyVecEnv):
@@ -45,7 +51,7 @@ class TrainVecEnv(RummyVecEnv):
         pool = [make_agent(o, self.rules, self._seed + 1 + k) for k, o in enumerate(opponents)]
         super().set_opponents(pool, weights)
 
-    def step_wait(self):
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[Any, Any]]]:
         """Step as ``RummyVecEnv`` does, then add the win bonus to the games that ended."""
         obs, rewards, dones, infos = super().step_wait()
         if self.win_bonus:
@@ -61,7 +67,7 @@ class TrainVecEnv(RummyVecEnv):
         return obs, rewards, dones, infos
 
 
-def frozen_copy(policy):
+def frozen_copy(policy: BasePolicy) -> BasePolicy:
     """A detached copy of an SB3 policy (same class and weights, eval mode, no gradients)."""
     clone = type(policy)(**policy._get_constructor_parameters())
     clone.load_state_dict(policy.state_dict())
@@ -82,7 +88,7 @@ class OpponentPool:
 
     def __init__(
         self,
-        rules,
+        rules: Rules,
         heuristics: dict[str, float],
         snapshot_weight: float = 0.0,
         latest_weight: float = 0.0,
@@ -142,7 +148,7 @@ class OpponentPool:
             if self.folder is not None:
                 (self.folder / f"snapshot_{old}.zip").unlink(missing_ok=True)
 
-    def add_snapshot(self, model, steps: int) -> None:
+    def add_snapshot(self, model: MaskablePPO, steps: int) -> None:
         """Freeze the learner's current weights as a new pool member (and save it)."""
         from agents import PolicyAgent
 
@@ -152,7 +158,7 @@ class OpponentPool:
             model.save(str(self.folder / f"snapshot_{steps}.zip"))
         self._keep(int(steps), PolicyAgent(policy, deterministic=self.deterministic, name=f"snapshot_{steps}"))
 
-    def set_learner(self, model) -> None:
+    def set_learner(self, model: MaskablePPO) -> None:
         """Point the ``latest`` member at the live learner (its weights change as it trains)."""
         from agents import PolicyAgent
 

@@ -20,6 +20,7 @@ from a discard is not counted against the discard.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +66,7 @@ class StrategicAgent(HeuristicAgent):
 
     name = "strategic"
 
-    def __init__(self, seed: int = 0, params: StrategicParams | None = None, **overrides: float) -> None:
+    def __init__(self, seed: int = 0, params: StrategicParams | None = None, **overrides: Any) -> None:
         self.seed = int(seed)
         self.params = replace(params or StrategicParams(), **overrides)
 
@@ -85,7 +86,7 @@ class StrategicAgent(HeuristicAgent):
         pt = plan_tables(spec.rules)
         hand = np.ascontiguousarray(acting_hand(s, games), dtype=np.int16)
         run, group, joker = table_accepts(s, games)
-        return kernels.pile_gains(
+        return kernels.pile_gains(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
             hand,
             run,
             group,
@@ -123,7 +124,7 @@ class StrategicAgent(HeuristicAgent):
         weights = np.array(
             [p.keep_partial, p.danger, p.tempo, p.urgent_hand, p.urgent_stock, p.hold_calls], dtype=np.float64
         )
-        return kernels.strategic_play(
+        return kernels.strategic_play(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
             np.asarray(games, dtype=np.int64),
             np.ascontiguousarray(mask),
             play_blocks(spec),
@@ -159,7 +160,7 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     two other cards (or one and a joker): 1 for cards known to be in their hand,
     else their unknown hand size over the unseen cards.
     """
-    return kernels.opponent_odds(
+    return kernels.opponent_odds(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
         np.asarray(games, dtype=np.int64),
         *state_arrays(s),
         spec.counts,

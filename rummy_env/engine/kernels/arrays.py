@@ -10,7 +10,8 @@ import numpy as np
 from ..state import State
 from .jit import kernel
 
-StateArrays = namedtuple("StateArrays", [f.name for f in fields(State)])
+# The fields are exactly ``State``'s, listed from the dataclass so the two cannot drift apart.
+StateArrays = namedtuple("StateArrays", [f.name for f in fields(State)])  # type: ignore[misc]
 
 
 def as_arrays(state: State) -> StateArrays:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from numba import njit
 
-kernel = njit(cache=True, no_cpython_wrapper=True)
+# numba's type stubs do not list the (real) ``no_cpython_wrapper`` option.
+kernel = njit(cache=True, no_cpython_wrapper=True)  # type: ignore[call-overload]
 """Decorator of a helper kernel: callable from compiled code only."""
 
-inline = njit(cache=True, no_cpython_wrapper=True, inline="always")
+inline = njit(cache=True, no_cpython_wrapper=True, inline="always")  # type: ignore[call-overload]
 """Decorator of a small helper kernel, compiled into each caller (one compilation fewer)."""

@@ -20,12 +20,13 @@ class Work:
 
     def __init__(self, spec: GameSpec, games: int, threads: int | None = None) -> None:
         self.games = games
-        self.threads = threads or numba.config.NUMBA_NUM_THREADS
+        self.threads: int = threads or numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # set at import
         self.rows = 2 * spec.deck_size + 32
         total = games + self.rows * self.threads
         full = empty_state(total, spec.players, spec.deck_size, spec.copies)
         self.arrays: StateArrays = as_arrays(full)
-        self.state = State(*(array[:games] for array in self.arrays))
+        columns: tuple[np.ndarray, ...] = tuple(self.arrays)
+        self.state = State(*(array[:games] for array in columns))
         self.masks = np.zeros((total, PLACEMENTS), dtype=bool)
         self.hopes = np.zeros((total, PLACEMENTS), dtype=bool)
         self.cursor = np.zeros(total, dtype=np.int64)
