@@ -67,7 +67,7 @@ def after_placement(s, k, g, points):
 
 @kernel
 def no_call(s, k, g, work):
-    """No "Rummy!" call after a discard: the out-of-turn window opens (``meld_out_of_turn``), else the next seat draws."""
+    """No "Rummy!" call after a discard: the out-of-turn window opens (``meld_out_of_turn``), else the next draws."""
     if k.out_of_turn:
         open_out_of_turn(s, k, g, work)
     else:
