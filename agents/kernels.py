@@ -10,12 +10,21 @@ numpy's pairwise order.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
+import rummy_env.cards
 from rummy_env.cards import JOKER, NUM_KINDS
+from rummy_env.engine.kernels.jit import drop_stale_cache
 
+from . import base
 from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS
+
+_HERE = Path(__file__).resolve()
+_SOURCES = [_HERE, Path(base.__file__), Path(rummy_env.cards.__file__)]
+drop_stale_cache(_HERE.parent / "__pycache__", "kernels.*", _SOURCES)
 
 JOKER_PENALTY = 20  # preference lost per joker a meld uses: naturals first, jokers kept for later
 HOLD = -5000.0  # a held-back meld scores below every discard

@@ -20,6 +20,18 @@ Conventions (every kernel module follows them):
   ``observe.observe_row`` in the order of ``engine.observe.obs_layout``.
 * Decorators (``jit.py``): ``@kernel`` (cached, no Python wrapper), ``@inline`` for
   small helpers; entry points in ``batch.py`` use ``njit(cache=True)``. numba's disk
-  cache keys each function on its own file only: after editing a helper module, touch
-  ``batch.py`` (or delete ``__pycache__/*.nb*``) or the old compiled code keeps running.
+  cache keys each function on its own file only, so importing this package first drops
+  the cache when any source the kernels compile in has changed (``_SOURCES``).
 """
+
+from pathlib import Path
+
+from .jit import drop_stale_cache
+
+_HERE = Path(__file__).resolve().parent
+_SOURCES = [
+    *_HERE.glob("*.py"),
+    *(_HERE.parent / name for name in ("state.py", "observe.py")),
+    *(_HERE.parents[1] / name for name in ("actions.py", "cards.py", "melds.py")),
+]
+drop_stale_cache(_HERE / "__pycache__", "*", _SOURCES)
