@@ -175,7 +175,7 @@ class CardNet(nn.Module):
         if self.embed is not None:
             h = h + self.embed
         h = th.relu(h)
-        for layer, (run, group, joker) in enumerate(zip(self.run_mix, self.group_mix, self.joker_mix, strict=False)):
+        for layer, (run, group, joker) in enumerate(zip(self.run_mix, self.group_mix, self.joker_mix, strict=True)):
             grid = h[:, :NUM_NATURAL].reshape(B, 4, NUM_RANKS, d)
             runs = th.matmul(self.rank_mix[layer], run(grid))  # along the ranks of each suit
             groups = group(grid.mean(1, keepdim=True))  # across the suits of each rank

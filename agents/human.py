@@ -45,7 +45,7 @@ Type the number of a move or the move itself, for example:
 Other commands: table, moves, hint, help, quit. Cards: A 2-9 T (or 10) J Q K + C D H S, JK."""
 
 _QUIT = ("quit", "exit", "q", ":q")
-_SYMBOL_TO_SUIT = str.maketrans(dict(zip(SUIT_SYMBOLS, SUITS, strict=False)))
+_SYMBOL_TO_SUIT = str.maketrans(dict(zip(SUIT_SYMBOLS, SUITS, strict=True)))
 
 
 class HumanQuit(Exception):

@@ -231,7 +231,7 @@ class RecordWriter:
         if len(actions) != len(games):
             raise ValueError(f"log: {len(games)} games but {len(actions)} actions")
         s, to_str = engine.state, engine.spec.layout.to_str
-        for g, a in zip(games.tolist(), actions.tolist(), strict=False):
+        for g, a in zip(games.tolist(), actions.tolist(), strict=True):
             if s.phase[g] == GAME_OVER:
                 continue
             rec = self._open.get(g)
@@ -468,7 +468,7 @@ def replay_batch(
     for key, members in groups.items():
         group = [records[i] for i in members]
         for i, final in zip(
-            members, _replay_group(Rules.from_dict(json.loads(key)), group, before, after, check), strict=False
+            members, _replay_group(Rules.from_dict(json.loads(key)), group, before, after, check), strict=True
         ):
             finals[i] = final
     return finals  # type: ignore[return-value]
@@ -579,7 +579,7 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
         taking = np.isin(kind, (TAKE, RUMMY))
         texts = [strings[a] for a in actions.tolist()]
         cards, card = [], []
-        for row, (g, text) in enumerate(zip(games.tolist(), texts, strict=False)):
+        for row, (g, text) in enumerate(zip(games.tolist(), texts, strict=True)):
             k = kind[row]
             if taking[row]:
                 size = int(s.pile_len[g])
@@ -613,7 +613,7 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
                 "turn": turn[games, seat].copy(),
                 "seat": seat,
                 "player": [
-                    group[g]["header"]["players"][p] for g, p in zip(games.tolist(), seat.tolist(), strict=False)
+                    group[g]["header"]["players"][p] for g, p in zip(games.tolist(), seat.tolist(), strict=True)
                 ],
                 "phase": np.asarray(PHASE_NAMES, dtype=object)[s.phase[games].astype(np.int64)],
                 "action": texts,
@@ -683,7 +683,7 @@ def load_hands(source: Any, check: bool = True) -> pd.DataFrame:
     def after(engine: Engine, games: np.ndarray, actions: np.ndarray, result: Any, group: list[GameRecord]) -> None:
         s = engine.state
         ended = (s.phase[games] == GAME_OVER) | (s.hand_no[games] != before_hand["hand_no"])
-        for g, hand in zip(games[ended].tolist(), before_hand["hand_no"][ended].tolist(), strict=False):
+        for g, hand in zip(games[ended].tolist(), before_hand["hand_no"][ended].tolist(), strict=True):
             rec = group[g]
             for seat in range(engine.num_players):
                 rows.append(  # noqa: PERF401

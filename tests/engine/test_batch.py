@@ -76,10 +76,10 @@ def test_batched_games_equal_games_played_alone(name):
     for g, seed in enumerate(seeds):
         alone = run_batch(rules, [seed], steps, engine_seed=999)[0]
         assert len(alone) == len(together[g]), f"game {g}: {len(alone)} steps alone vs {len(together[g])} in the batch"
-        for i, (a, b) in enumerate(zip(alone, together[g], strict=False)):
+        for i, (a, b) in enumerate(zip(alone, together[g], strict=True)):
             if a != b:
                 fields = ["action", "rewards", "done", "truncated", "state_dict", "observation", "mask", "to_act"]
-                bad = [f for f, x, y in zip(fields, a, b, strict=False) if x != y]
+                bad = [f for f, x, y in zip(fields, a, b, strict=True) if x != y]
                 raise AssertionError(f"game {g} (seed {seed}) step {i} ({b[0]!r}): differs alone vs batched in {bad}")
 
 

@@ -87,7 +87,7 @@ def _num(x: float) -> str:
 def meld_text(meld: dict) -> str:
     """``0:6H,7H,JK=8H,9H/1``: the melder, then the cards, each laid-off card with its owner if different."""
     owners = meld.get("owners") or [meld["owner"]] * len(meld["cards"])
-    cards = [c if o == meld["owner"] else f"{c}/{o}" for c, o in zip(meld["cards"], owners, strict=False)]
+    cards = [c if o == meld["owner"] else f"{c}/{o}" for c, o in zip(meld["cards"], owners, strict=True)]
     return f"{meld['owner']}:" + ",".join(cards)
 
 

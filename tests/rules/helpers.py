@@ -294,7 +294,7 @@ def canon_state(sd: dict) -> dict:
         cards = list(m["cards"])
         naturals = [c for c in cards if c != "JK"]
         if not any(c.startswith("JK=") for c in cards) and len({c[0] for c in naturals}) == 1:  # a group
-            pairs = sorted(zip(cards, ow, strict=False))
+            pairs = sorted(zip(cards, ow, strict=True))
             cards, ow = [p[0] for p in pairs], [p[1] for p in pairs]
         ms.append({"owner": m["owner"], "cards": cards, "owners": ow})
     s["melds"] = ms

@@ -132,7 +132,7 @@ def _table_points(sd, n, scheme):
     pts = [0] * n
     for m in sd["melds"]:
         run = oracle.is_run(m["cards"])
-        for k, (c, who) in enumerate(zip(m["cards"], owners_of(m), strict=False)):
+        for k, (c, who) in enumerate(zip(m["cards"], owners_of(m), strict=True)):
             pts[who] += _value(c, scheme, low_ace=run and k == 0 and not c.startswith("JK"))
     return pts
 
@@ -200,7 +200,7 @@ def test_random_play_invariants(rules):
             hs = list(after["hand_scores"])
             in_hand = [sum(_value(c, scheme) for c in h) for h in after["hands"]]
             if not rules.get("ace_around_corner"):
-                assert hs == [m - v for m, v in zip(_table_points(after, n, scheme), in_hand, strict=False)], (
+                assert hs == [m - v for m, v in zip(_table_points(after, n, scheme), in_hand, strict=True)], (
                     hs,
                     after,
                 )
