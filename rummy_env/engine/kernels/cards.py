@@ -73,9 +73,15 @@ def start_turn(s, g, seat):
     """Give the turn to ``seat``: it is to draw."""
     s.phase[g] = DRAW_PHASE
     s.current[g] = seat
+    clear_turn(s, g)
     s.obliged[g] = -1
     s.obliged_new[g] = False
     s.called[g] = False
+
+
+@inline
+def clear_turn(s, g):
+    """Forget the turn in progress: no top card taken, no points put down, nobody queued, no melds this turn."""
     s.top_taken[g] = -1
     s.turn_points[g] = 0
     s.rummy_queue[g, :] = NOBODY
@@ -211,13 +217,10 @@ def take_from_pile(s, k, g, depth):
 def call_rummy(s, g, depth):
     """The call ``rummy D`` by the seat to act: take the pile down to ``D`` and meld that card at once."""
     card = pile_to_hand(s, g, depth)
+    clear_turn(s, g)
     s.obliged[g] = card
     s.obliged_new[g] = False
     s.called[g] = True
-    s.top_taken[g] = -1
-    s.turn_points[g] = 0
-    s.rummy_queue[g, :] = NOBODY
-    s.turn_melds[g, :] = False
 
 
 @inline
