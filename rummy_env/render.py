@@ -22,6 +22,7 @@ def render_table(
         (
             f"500 Rummy  hand {int(s.hand_no[g]) + 1}  dealer player_{sd['dealer']}  "
             f"phase {sd['phase']}  to act: player_{sd['current_player']}"
+            + ("  (play goes counterclockwise)" if spec.rules.direction < 0 else "")
         ),
         "scores: " + "  ".join(f"player_{p}={score}" for p, score in enumerate(sd["scores"])),
         *_side_lines(spec, sd),

@@ -72,6 +72,7 @@ class Rules:
     deals: int | None = None
     final_bonus: int = 0
     meld_out_of_turn: bool = False
+    direction: int = 1
 
     def __post_init__(self) -> None:
         self._check_types()
@@ -145,6 +146,8 @@ class Rules:
         return 2 if self.partnership else self.players
 
     def _check_switches(self) -> None:
+        if not _is_int(self.direction) or self.direction not in (1, -1):
+            raise ValueError(f"Rules.direction must be 1 (clockwise) or -1 (counterclockwise), got {self.direction!r}")
         if not _is_int(self.stock_draw) or self.stock_draw not in (1, 2):
             raise ValueError(f"Rules.stock_draw must be 1 or 2, got {self.stock_draw!r}")
         if not _is_int(self.seven_run_bonus) or self.seven_run_bonus < 0:
@@ -154,6 +157,10 @@ class Rules:
                 f'Rules.stock_exhausted/going_out: "play_out" ends a hand only when a player goes out, '
                 f"which the floating going_out={self.going_out!r} never forces"
             )
+
+    def seat_after(self, seat: int, steps: int = 1) -> int:
+        """The seat ``steps`` turns after ``seat`` in the direction of play (negative ``steps``: before)."""
+        return (seat + self.direction * steps) % self.players
 
     @property
     def num_decks(self) -> int:

@@ -358,8 +358,8 @@ def _opt_card(scenario: Mapping[str, Any], key: str) -> int:
 
 def _load_turn(spec: GameSpec, s: State, sc: Mapping[str, Any], points: np.ndarray) -> None:
     players = spec.players
-    s.dealer[0] = _seat(sc.get("dealer", players - 1), players, "dealer")
-    s.current[0] = _seat(sc.get("current_player", (int(s.dealer[0]) + 1) % players), players, "current_player")
+    s.dealer[0] = _seat(sc.get("dealer", spec.rules.seat_after(0, -1)), players, "dealer")
+    s.current[0] = _seat(sc.get("current_player", spec.rules.seat_after(int(s.dealer[0]))), players, "current_player")
     phase = sc.get("phase", "draw")
     if phase not in PHASE_NAMES:
         _fail(f"phase must be one of {PHASE_NAMES}, got {phase!r}")
@@ -422,7 +422,7 @@ def _load_obligation(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
     if phase in (RUMMY_PHASE, OUT_OF_TURN_PHASE):
         if not queue or queue[0] != seat:
             queue = [seat] + [q for q in queue if q != seat]
-        default_discarder = (seat - 1) % players
+        default_discarder = spec.rules.seat_after(seat, -1)
     else:
         if queue:
             _fail("rummy_queue is only possible in the 'rummy' and 'out_of_turn' phases")

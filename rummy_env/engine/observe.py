@@ -1,7 +1,8 @@
 """Observations: what one seat may see, as a flat ``float32`` vector.
 
-Seats are relative: index 0 is the observer, 1 the player on their left, and so
-on clockwise. Sections, in order (``N`` players, ``C`` most copies of a kind):
+Seats are relative: index 0 is the observer, 1 the next player in the order of
+play (on their left; on their right under ``direction=-1``), and so on. Sections,
+in order (``N`` players, ``C`` most copies of a kind):
 
 ==================  ==========  =================================================
 section             size        contents

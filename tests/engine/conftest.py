@@ -411,7 +411,7 @@ class TransitionChecker:
 
     def check_fresh_deal(self, sd: dict) -> None:
         size = dealt_hand_size(self.rules)
-        first = (sd["dealer"] + 1) % self.n
+        first = self.rules.seat_after(sd["dealer"])
         self.turn_new: set[int] = set()
         if self.rules.first_discard == "player":  # RULES §8.4: one extra card to the first player, no pile card
             want = [size + (p == first) for p in range(self.n)]
@@ -534,7 +534,7 @@ class TransitionChecker:
             assert new["hands_played"] == prev["hands_played"] + 1, where
             if winner is None:
                 assert new["phase"] != "game_over", f"{where}: game over with scores {totals}"
-                dealer = (prev["dealer"] + 1) % n
+                dealer = rules.seat_after(prev["dealer"])  # RULES §8.8: direction -1 passes it the other way
                 if rules.next_dealer == "winner" and went_out is not None:
                     dealer = went_out
                 assert new["dealer"] == dealer, f"{where}: dealer {new['dealer']}, expected {dealer} (RULES §1, §8.4)"
@@ -584,7 +584,8 @@ class TransitionChecker:
                 assert new["discard"] == prev["discard"] + [card], where
             assert new["current_player"] != actor, where
             if prev["phase"] == "opening":  # RULES §8.4: no "Rummy!" window after the opening discard
-                assert new["phase"] == "draw" and new["current_player"] == (actor + 1) % self.n, where
+                assert new["phase"] == "draw" and new["current_player"] == self.rules.seat_after(actor), where
+            self.check_turn_order(actor, new, where)
         elif verb in ("meld", "layoff"):
             used, _ = placed
             assert before - after == collections.Counter(used) and not after - before, (
@@ -609,8 +610,21 @@ class TransitionChecker:
         elif verb == "pass":
             assert new["hands"] == prev["hands"], where
             assert new["discard"] == (prev["discard"][-1:] if reshuffled else prev["discard"]), where
+            self.check_turn_order(prev["discarder"], new, where)
         elif verb == "stop":
             raise AssertionError(f"{where}: 'stop' must end the hand")
+
+    def check_turn_order(self, discarder: int, new: dict, where: str) -> None:
+        """After a discard (or a pass in its windows): the windows ask, and the next turn goes, in the direction of
+        play from the discarder (RULES §1, §5, §8.6, §8.8)."""
+        if new["phase"] == "draw":
+            assert new["current_player"] == self.rules.seat_after(discarder), f"{where}: next turn {new}"
+        elif new["phase"] in ("rummy", "out_of_turn"):
+            turns = [
+                next(j for j in range(1, self.n) if self.rules.seat_after(discarder, j) == q)
+                for q in new["rummy_queue"]
+            ]
+            assert turns == sorted(turns) and new["discarder"] == discarder, f"{where}: queue {new['rummy_queue']}"
 
 
 def action_kind(action: str) -> str:
@@ -652,6 +666,7 @@ def random_rules(rng: random.Random, **fixed: Any) -> Rules:
         d[name] = rng.random() < 0.35
     d["stock_draw"] = rng.choice([1, 1, 2])
     d["seven_run_bonus"] = rng.choice([0, 0, 500])
+    d["direction"] = rng.choice([1, 1, -1])
     d.update(fixed)
     if d["stock_exhausted"] == "play_out" and d["going_out"] in ("float", "float_unplayable_discard"):
         if "going_out" in fixed:  # RULES §8.7: play_out cannot be combined with floating
@@ -696,6 +711,7 @@ def rules_strategy():
         "first_meld_minimum": st.sampled_from([0, 0, 30]),
         "stock_draw": st.sampled_from([1, 2]),
         "seven_run_bonus": st.sampled_from([0, 500]),
+        "direction": st.sampled_from([1, -1]),
         **{name: st.sampled_from(values) for name, values in CHOICE_FIELDS.items()},
         **{name: st.booleans() for name in FLAG_FIELDS},
     }

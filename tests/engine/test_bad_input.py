@@ -102,6 +102,9 @@ BAD_RULES = [
     ("seven_run_bonus", -500),
     ("seven_run_bonus", 500.0),
     ("meld_out_of_turn", 1),
+    ("direction", 0),
+    ("direction", True),
+    ("direction", "ccw"),
 ]
 
 

@@ -22,6 +22,7 @@ BATCH_RULES = {
         players=3, episode="hand", card_values="5-10-15", take_top_requires_meld=True, take_requires_new_meld=True
     ),
     "3p-out-of-turn-min30": Rules(players=3, meld_out_of_turn=True, first_meld_minimum=30),
+    "4p-counterclockwise-opening": Rules(players=4, direction=-1, first_discard="player", meld_out_of_turn=True),
 }
 
 

@@ -73,6 +73,17 @@ def test_out_of_turn_games_keep_the_invariants(seed):
     assert stats.steps > 30 and stats.kinds["meld"] > 0, stats
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_counterclockwise_games_keep_the_invariants(seed):
+    """RULES §8.8 direction -1 with other switches drawn at random: deals, turns, windows and the passing of the
+    deal go counterclockwise (the checker re-derives each) and every invariant holds over several hands."""
+    rules = random_rules(random.Random(8000 + seed), direction=-1, players=3 + seed, target_score=100, episode="game")
+    stats = GameStats()
+    for game in range(2):
+        play_checked_game(rules, seed=10 * seed + game, stats=stats, max_steps=1500, every=10)
+    assert stats.hands >= 2 and stats.kinds["discard"] > 0, stats
+
+
 def test_every_action_kind_is_exercised():
     """The random policy reaches every action kind, so the invariant runs cover them all."""
     stats = GameStats()

@@ -34,6 +34,7 @@ VARIANTS = {
     "2p-2decks-5-10-15-score": Rules(decks=2, card_values="5-10-15", reward="score", target_score=100),
     "8p-no-jokers-calls-off": Rules(players=8, jokers_per_deck=0, rummy_calls="off", hand_size=5),
     "4p-out-of-turn": Rules(players=4, meld_out_of_turn=True),
+    "5p-counterclockwise-last-discard": Rules(players=5, direction=-1, rummy_calls="last_discard"),
 }
 
 FUTURE = 20  # steps replayed after each restore

@@ -61,6 +61,10 @@ GAMES: dict[str, tuple[dict, int]] = {
         },
         2,
     ),
+    "4p_counterclockwise": (
+        {"players": 4, "direction": -1, "meld_out_of_turn": True, "first_discard": "player", "target_score": 100},
+        3,
+    ),
     "4p_partnership": ({"players": 4, "partnership": True, "target_score": 150}, 3),
     "4p_partnership_deals_bonuses": (
         {

@@ -100,7 +100,7 @@ def scenario(
         "discard": list(discard),
         "melds": [copy.deepcopy(dict(m)) for m in melds],
         "current_player": current_player,
-        "dealer": (current_player - 1) % n if dealer is None else dealer,
+        "dealer": (current_player - rules.get("direction", 1)) % n if dealer is None else dealer,
         "scores": list(scores) if scores is not None else [0] * n,
     }
     if not omit_stock:

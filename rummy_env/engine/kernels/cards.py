@@ -12,6 +12,7 @@ import numpy as np
 from ...cards import NUM_KINDS
 from ..state import DRAW_PHASE, NOBODY, PLAY_PHASE
 from .jit import inline, kernel
+from .seats import seat_after
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -121,7 +122,7 @@ def clear_hand_state(s, k, g):
     s.melded_points[g] = 0
     s.rummy_queue[g] = NOBODY
     s.discarder[g] = NOBODY
-    start_turn(s, g, (s.dealer[g] + 1) % k.players)
+    start_turn(s, g, seat_after(k, s.dealer[g], 1))
 
 
 @kernel
@@ -131,11 +132,10 @@ def deal(s, k, g):
     clear_hand_state(s, k, g)
     cards = shuffle_row(s, g, k.deck, k.deck.shape[0])
     dealt = players * k.hand_cards
-    first = s.dealer[g] + 1
     for i in range(dealt):
-        s.hand[g, (first + i) % players, cards[i]] += 1
+        s.hand[g, seat_after(k, s.dealer[g], 1 + i), cards[i]] += 1
     if k.opening:
-        s.hand[g, first % players, cards[dealt]] += 1
+        s.hand[g, seat_after(k, s.dealer[g], 1), cards[dealt]] += 1
         s.pile_len[g] = 0
     else:
         s.pile[g, 0] = cards[dealt]

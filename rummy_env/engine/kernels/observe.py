@@ -8,6 +8,7 @@ from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..observe import VARIANT_PHASES
 from ..state import GAME_OVER
 from .jit import kernel
+from .seats import seat_after, turns_from
 
 PHASES = 4
 HALF = np.float32(0.5)
@@ -27,12 +28,12 @@ def observe_row(s, k, g, seat, out):
         out[i + c] = np.float32(s.hand[g, seat, c]) * HALF
     i += NUM_KINDS
     for j in range(1, players):
-        other = (seat + j) % players
+        other = seat_after(k, seat, j)
         for c in range(NUM_KINDS):
             out[i + c] = np.float32(s.known[g, other, c]) * HALF
         i += NUM_KINDS
     for j in range(players):
-        other = (seat + j) % players
+        other = seat_after(k, seat, j)
         for c in range(NUM_KINDS):
             out[i + c] = np.float32(s.placed[g, other, c]) * HALF
         i += NUM_KINDS
@@ -51,7 +52,7 @@ def observe_row(s, k, g, seat, out):
     out[i + 1] = np.float32(s.stock_len[g]) * size
     i += 2
     for j in range(players):
-        other = (seat + j) % players
+        other = seat_after(k, seat, j)
         held = np.int16(0)
         for c in range(NUM_KINDS):
             held += s.hand[g, other, c]
@@ -64,17 +65,17 @@ def observe_row(s, k, g, seat, out):
     if s.phase[g] < PHASES:
         out[i + s.phase[g]] = 1.0
     i += PHASES
-    out[i + (s.current[g] - seat) % players] = 1.0
+    out[i + turns_from(k, seat, s.current[g])] = 1.0
     i += players
-    out[i + (s.dealer[g] - seat) % players] = 1.0
+    out[i + turns_from(k, seat, s.dealer[g])] = 1.0
     i += players
     for j in range(players):
         queued = s.rummy_queue[g, j]
         if queued >= 0:
-            out[i + (queued - seat) % players] = 1.0
+            out[i + turns_from(k, seat, queued)] = 1.0
     i += players
     for j in range(players):
-        other = (seat + j) % players
+        other = seat_after(k, seat, j)
         out[i + j] = 1.0 if s.floating[g, other] else 0.0
         out[i + players + j] = 1.0 if s.opened[g, other] else 0.0
     i += 2 * players

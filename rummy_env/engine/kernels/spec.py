@@ -71,6 +71,7 @@ class KernelSpec(NamedTuple):
     four_aces: bool  # card_values="four_aces_100"
     out_of_turn: bool  # meld_out_of_turn
     variant_phases: bool  # the observation ends with the variant phases
+    direction: int  # 1: play goes clockwise (to the next seat up), -1: counterclockwise
 
 
 def _near(spec: GameSpec) -> np.ndarray:
@@ -154,4 +155,5 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         four_aces=rules.card_values == "four_aces_100",
         out_of_turn=rules.meld_out_of_turn,
         variant_phases=has_variant_phases(rules),
+        direction=rules.direction,
     )

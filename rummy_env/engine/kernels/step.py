@@ -11,6 +11,7 @@ from .cards import begin_draw, call_rummy, deal, draw_stock, push_pile, remove_c
 from .jit import inline, kernel
 from .masks import callable_depths, reaches_minimum
 from .search import hand_total, place
+from .seats import seat_after
 from .spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
 from .windows import open_out_of_turn, pass_out_of_turn, placed_out_of_turn
 
@@ -29,7 +30,7 @@ def start_hand(s, k, g):
 
 @kernel
 def new_game(s, k, g, seed):
-    """Start a fresh game from ``seed``: scores zero, the last seat deals."""
+    """Start a fresh game from ``seed``: scores zero, the seat before player 0 deals (player 0 plays first)."""
     s.seed[g] = seed
     s.scores[g] = 0
     s.hand_scores[g] = 0
@@ -39,7 +40,7 @@ def new_game(s, k, g, seed):
     s.hand_no[g] = 0
     s.shuffles[g] = 0
     s.steps[g] = 0
-    s.dealer[g] = k.players - 1
+    s.dealer[g] = seat_after(k, 0, -1)
     start_hand(s, k, g)
 
 
@@ -54,12 +55,12 @@ def after_placement(s, k, g, points):
     if s.turn_points[g] >= k.minimum:
         s.opened[g, seat] = True
     if s.called[g] and k.rummy_calls == LAST_DISCARD:
-        begin_draw(s, k, g, (s.discarder[g] + 1) % k.players)
+        begin_draw(s, k, g, seat_after(k, s.discarder[g], 1))
         return PLAYING
     if hand_total(s, g, seat) == 0:
         if k.going_out >= OUT_FLOAT:
             s.floating[g, seat] = True
-            begin_draw(s, k, g, (seat + 1) % k.players)
+            begin_draw(s, k, g, seat_after(k, seat, 1))
             return PLAYING
         return seat
     return PLAYING
@@ -71,7 +72,7 @@ def no_call(s, k, g, work):
     if k.out_of_turn:
         open_out_of_turn(s, k, g, work)
     else:
-        begin_draw(s, k, g, (s.discarder[g] + 1) % k.players)
+        begin_draw(s, k, g, seat_after(k, s.discarder[g], 1))
 
 
 @kernel
@@ -88,7 +89,7 @@ def open_rummy_window(s, k, g, work):
     queue = np.full(players, NOBODY, dtype=np.int64)
     asked = 0
     for j in range(1, players):
-        seat = (discarder + j) % players
+        seat = seat_after(k, discarder, j)
         can = any_depth
         if can and k.minimum > 0 and not s.opened[g, seat]:
             can = False
@@ -142,7 +143,7 @@ def open_pile(s, k, g, card):
     seat = s.current[g]
     remove_card(s, g, seat, card)
     push_pile(s, g, card)
-    begin_draw(s, k, g, (seat + 1) % k.players)
+    begin_draw(s, k, g, seat_after(k, seat, 1))
 
 
 @inline
@@ -327,7 +328,7 @@ def end_hand(s, k, g, went_out, rewards):
             board[winner] = 0.0
             finish(s, k, g, board, rewards)
     else:
-        s.dealer[g] = went_out if k.winner_deals and went_out >= 0 else (s.dealer[g] + 1) % players
+        s.dealer[g] = went_out if k.winner_deals and went_out >= 0 else seat_after(k, s.dealer[g], 1)
         s.hand_no[g] += 1
         start_hand(s, k, g)
     others = 0.0

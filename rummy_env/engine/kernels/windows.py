@@ -10,6 +10,7 @@ from ..state import NOBODY, OUT_OF_TURN_PHASE
 from .cards import begin_draw
 from .jit import kernel
 from .search import PLACEMENTS, RUN_OFF, hand_total, minimum_search, play_mask_core
+from .seats import seat_after
 
 
 @kernel
@@ -51,7 +52,7 @@ def ask_next(s, k, g, work):
             s.current[g] = queue[0]
             return
         pop_queue(queue)
-    begin_draw(s, k, g, (s.discarder[g] + 1) % k.players)
+    begin_draw(s, k, g, seat_after(k, s.discarder[g], 1))
 
 
 @kernel
@@ -60,7 +61,7 @@ def open_out_of_turn(s, k, g, work):
     s.phase[g] = OUT_OF_TURN_PHASE
     s.rummy_queue[g] = NOBODY
     for j in range(1, k.players):
-        s.rummy_queue[g, j - 1] = (s.discarder[g] + j) % k.players
+        s.rummy_queue[g, j - 1] = seat_after(k, s.discarder[g], j)
     ask_next(s, k, g, work)
 
 
