@@ -102,6 +102,21 @@ def test_heuristics_play_counterclockwise(agent):
         assert len(results.win_shares()) == 2
 
 
+def test_counterclockwise_records_replay(tmp_path):
+    """Game records of counterclockwise games replay move by move (``records.replay`` checks each step)."""
+    from agents import GreedyAgent, StrategicAgent, play_games
+    from rummy_env.records import RecordWriter, read_records, replay, replay_batch
+
+    rules, path = Rules(players=3, direction=-1, target_score=100), tmp_path / "games.jsonl"
+    with RecordWriter(path, rules) as writer:
+        seats = np.tile(np.arange(3) % 2, (3, 1))
+        play_games(rules, [StrategicAgent(0), GreedyAgent(0)], seats, np.arange(3) + 7, batch=2, recorder=writer)
+    records = read_records(path)
+    assert len(records) == 3 and all(r.result["game_over"] for r in records)
+    assert replay(records[0]).state_dict() == records[0].result["final"]
+    assert replay_batch(records) == [r.result["final"] for r in records]
+
+
 def test_pettingzoo_api_and_seed_tests_counterclockwise():
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Observation space for each agent probably")
