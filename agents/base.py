@@ -77,8 +77,9 @@ class HeuristicAgent(Agent):
 
 
 def best_legal(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``int64 [n]`` the legal action of highest score in each row (lowest id on ties)."""
-    return np.argmax(np.where(mask, scores, -np.inf), axis=1).astype(np.int64)
+    """``int64 [n]`` the legal action of highest score in each row (lowest id on ties; a legal one always)."""
+    legal = np.where(mask, np.maximum(scores, np.finfo(np.float64).min), -np.inf)
+    return np.argmax(legal, axis=1).astype(np.int64)
 
 
 def game_uniforms(engine: Engine, games: np.ndarray, seed: int, size: int) -> np.ndarray:

@@ -12,8 +12,18 @@ from functools import lru_cache
 
 import numpy as np
 
-from rummy_env.actions import DISCARD, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD
-from rummy_env.cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, card_kind
+from rummy_env.actions import (
+    DISCARD,
+    JOKER_GROUP,
+    JOKER_RUN,
+    LAYOFF_GROUP,
+    LAYOFF_JOKER,
+    LAYOFF_RUN,
+    MELD,
+    MELD_GROUP4,
+    MELD_JOKERS,
+)
+from rummy_env.cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, NUM_SUITS, card_kind
 from rummy_env.engine.masks import acting_hand, pile_melds
 from rummy_env.engine.spec import GameSpec, game_spec
 from rummy_env.engine.state import State
@@ -21,8 +31,11 @@ from rummy_env.melds import run_high_ok, run_low_ok
 from rummy_env.rules import Rules
 
 from . import kernels
+from .base import LAYOFF_BONUS, MELD_BONUS
 
 ACCEPTED_MAX = 2  # a fresh 3-card run takes a card at either end; a fresh group its fourth suit
+FOUR_BONUS = 500.0  # RULES §8.2: a group of four put down at once ranks above every 3-card meld
+HOLD_JOKERS = -5000.0  # three jokers held back (below every discard) while the fourth may still come
 
 
 @dataclass(frozen=True)
@@ -165,3 +178,35 @@ def plan_hands(spec: GameSpec, hand: np.ndarray, run: np.ndarray, group: np.ndar
 def plan_acting(spec: GameSpec, s: State, games: np.ndarray) -> Plan:
     """The plan of the hand to act in ``games`` on the current table."""
     return plan_hands(spec, acting_hand(s, games), *table_accepts(s, games))
+
+
+def persian_blocks(spec: GameSpec) -> bool:
+    """Whether the rules have the action blocks of RULES §8.2 (groups of four, groups of jokers)."""
+    return bool(spec.layout.sizes[MELD_GROUP4] or spec.layout.sizes[MELD_JOKERS])
+
+
+def persian_play(
+    spec: GameSpec, s: State, games: np.ndarray, scores: np.ndarray, hold_three: np.ndarray | bool
+) -> np.ndarray:
+    """RULES §8.2 on top of a play-phase score row: groups of four (doubled) and four jokers above every other
+    meld, three jokers as a meld (or held, with ``hold_three``, while the fourth joker is unseen), the fourth
+    joker laid off as a lay-off. No-op unless the rules have the blocks."""
+    layout, rules = spec.layout, spec.rules
+    if not persian_blocks(spec):
+        return scores
+    values = spec.table.values.astype(np.float64)
+    joker = values[JOKER]
+    hand = s.hand[games, s.current[games]].astype(np.float64)
+    times = 2.0 if rules.four_of_a_kind_double else 1.0
+    if layout.sizes[MELD_GROUP4]:
+        held = hand[:, :NUM_NATURAL].reshape(-1, NUM_SUITS, NUM_RANKS) > 0
+        points = np.where(held, values[:NUM_RANKS], joker).sum(axis=1)
+        scores[:, layout.block(MELD_GROUP4)] = MELD_BONUS + FOUR_BONUS + times * points
+    if layout.sizes[MELD_JOKERS]:
+        jokers_seen = hand[:, JOKER] + s.placed[games, :, JOKER].sum(axis=1)
+        waiting = hold_three & (jokers_seen < spec.counts[JOKER])
+        start = layout.start(MELD_JOKERS)
+        scores[:, start] = np.where(waiting, HOLD_JOKERS, MELD_BONUS + 3 * joker)
+        scores[:, start + 1] = MELD_BONUS + FOUR_BONUS + 4 * times * joker
+        scores[:, layout.start(LAYOFF_JOKER)] = LAYOFF_BONUS + joker
+    return scores

@@ -5,7 +5,8 @@ melds at once (the shallowest such take), else draws from the stock; in a
 "Rummy!" window it always calls, at the shallowest depth. In play it puts down
 the meld worth most, again and again, then lays off every card it can
 (naturals before jokers), and discards its highest-value card among those with
-the fewest partner cards in hand (least likely to meld).
+the fewest partner cards in hand (least likely to meld). Persian Rummy (RULES
+§8.2): groups of four and four jokers before any other meld, three jokers as a meld.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from rummy_env.engine.masks import acting_hand
 
 from . import kernels
 from .base import HeuristicAgent
-from .features import plan_tables, play_blocks, top_melds_now
+from .features import persian_play, plan_tables, play_blocks, top_melds_now
 
 
 class GreedyAgent(HeuristicAgent):
@@ -47,7 +48,7 @@ class GreedyAgent(HeuristicAgent):
         spec = engine.spec
         pt = plan_tables(spec.rules)
         hand = np.ascontiguousarray(acting_hand(engine.state, games), dtype=np.int16)
-        return kernels.greedy_play(
+        scores = kernels.greedy_play(
             hand,
             np.ascontiguousarray(mask),
             play_blocks(spec),
@@ -57,6 +58,7 @@ class GreedyAgent(HeuristicAgent):
             pt.values,
             pt.partners,
         )
+        return persian_play(spec, engine.state, games, scores, hold_three=False)
 
     def score_rummy(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Always call, at the shallowest callable depth."""

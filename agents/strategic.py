@@ -14,7 +14,10 @@ that melds with pile cards (a sure call), nor one that melds with cards an
 opponent is known to hold (``state.known``), weighing the odds that unseen
 cards in opponents' hands meld with it; among safe cards, the highest loose one.
 With ``partnership`` the partner opposite is no opponent: what it could meld
-from a discard is not counted against the discard.
+from a discard is not counted against the discard. Persian Rummy (RULES §8.2):
+a group of four is put down at once (doubled) rather than three and a lay-off,
+jokers are never discarded and three jokers are held back while the fourth may
+still come (unless the hand is ending), four jokers go down at once.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from rummy_env.engine.state import State
 
 from . import kernels
 from .base import HeuristicAgent
-from .features import Plan, connections, plan_tables, play_blocks, table_accepts
+from .features import Plan, connections, persian_blocks, persian_play, plan_tables, play_blocks, table_accepts
 from .kernels import NEVER
 
 
@@ -124,7 +127,7 @@ class StrategicAgent(HeuristicAgent):
         weights = np.array(
             [p.keep_partial, p.danger, p.tempo, p.urgent_hand, p.urgent_stock, p.hold_calls], dtype=np.float64
         )
-        return kernels.strategic_play(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
+        scores = kernels.strategic_play(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
             np.asarray(games, dtype=np.int64),
             np.ascontiguousarray(mask),
             play_blocks(spec),
@@ -139,6 +142,20 @@ class StrategicAgent(HeuristicAgent):
             plan_tables(spec.rules).accepts,
             weights,
         )
+        if not persian_blocks(spec):
+            return scores
+        return persian_play(spec, s, games, scores, hold_three=~self.ending(engine, games))
+
+    def ending(self, engine: Engine, games: np.ndarray) -> np.ndarray:
+        """``bool [n]`` the hand is ending: the stock is low or an opponent is nearly out."""
+        s, p = engine.state, self.params
+        sizes = s.hand[games].sum(axis=2)
+        current = s.current[games]
+        rival = np.arange(s.hand.shape[1])[None, :] % 2 != (current[:, None] % 2)
+        if not engine.spec.rules.partnership:
+            rival = np.arange(s.hand.shape[1])[None, :] != current[:, None]
+        nearest = np.where(rival, sizes, 1 << 30).min(axis=1)
+        return (s.stock_len[games] <= p.urgent_stock) | (nearest <= p.urgent_hand)
 
     def discard_scores(
         self, spec: GameSpec, s: State, games: np.ndarray, hand: np.ndarray, rest: np.ndarray

@@ -18,6 +18,10 @@ discard             53     ``discard C``
 rummy               P      ``rummy D``
 pass                1      ``pass``
 skip                0/1    ``skip`` (``stock_exhausted="play_out"`` only)
+meld (runs of 4)    0      kind 12, reserved for ``min_run=4``
+meld (groups of 4)  0/13   ``meld 6C 6D 6H 6S`` (``four_of_a_kind_double``)
+meld (jokers)       0/2    ``meld JK JK JK``, ``meld JK JK JK JK`` (``joker_mode="groups_only"``)
+joker on jokers     0/1    ``layoff JK group`` (``joker_mode="groups_only"``)
 ==================  =====  ==========================================
 
 Blocks after ``pass`` exist only under the rules that use them (size 0 otherwise),
@@ -31,12 +35,25 @@ from functools import cache, cached_property
 
 import numpy as np
 
-from .cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, RANKS, card_str, parse_card, parse_rank
+from .cards import (
+    CARD_RANK,
+    CARD_SUIT,
+    JOKER,
+    JOKER_TEXT,
+    NUM_KINDS,
+    NUM_NATURAL,
+    NUM_RANKS,
+    NUM_SUITS,
+    RANKS,
+    card_str,
+    parse_card,
+    parse_rank,
+)
 from .melds import NUM_PATTERNS, meld_table
 from .rules import Rules
 
 DRAW, STOP, TAKE, MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP, DISCARD, RUMMY, PASS = range(11)
-SKIP = 11
+SKIP, MELD_RUN4, MELD_GROUP4, MELD_JOKERS, LAYOFF_JOKER = 11, 12, 13, 14, 15
 KIND_NAMES = (
     "draw",
     "stop",
@@ -50,6 +67,10 @@ KIND_NAMES = (
     "rummy",
     "pass",
     "skip",
+    "meld_run4",
+    "meld_group4",
+    "meld_jokers",
+    "layoff_joker",
 )
 NUM_KIND_TYPES = len(KIND_NAMES)
 
@@ -132,6 +153,9 @@ _FORMATTERS = {
     RUMMY: lambda a: f"rummy {a}",
     PASS: lambda a: "pass",
     SKIP: lambda a: "skip",
+    MELD_GROUP4: lambda a: "meld " + " ".join(card_str(s * NUM_RANKS + a) for s in range(NUM_SUITS)),
+    MELD_JOKERS: lambda a: "meld " + " ".join([JOKER_TEXT] * (3 + a)),
+    LAYOFF_JOKER: lambda a: "layoff JK group",
 }
 
 
@@ -151,17 +175,41 @@ def _natural(text: str) -> int:
     return card
 
 
-def _parse_meld(words: list[str]) -> int:
+def _parse_meld(words: list[str]) -> tuple[int, int]:
+    jokers = sum(parse_card(w) == JOKER for w in words)
+    if jokers == len(words) and len(words) in (3, 4):
+        return MELD_JOKERS, len(words) - 3
+    if jokers:
+        raise ValueError("a meld names its natural cards (wild jokers stand in for lacking ones) or only jokers")
+    if len(words) == 4:
+        return _parse_meld4([_natural(w) for w in words])
     if len(words) != 3:
-        raise ValueError("a meld names exactly three cards, e.g. 'meld 9C 9D 9S' or 'meld AH 2H 3H'")
+        raise ValueError(
+            "a meld names exactly three cards, e.g. 'meld 9C 9D 9S' or 'meld AH 2H 3H' (four: a group or run of four)"
+        )
     cards = sorted(_natural(w) for w in words)
     key = pattern_index().get(tuple(cards))
     if key is None:
         raise ValueError("those three cards form no group or run")
-    return key
+    return MELD, key
+
+
+def _parse_meld4(cards: list[int]) -> tuple[int, int]:
+    """A 4-card meld: a group of four (arg: rank) or a run of four (arg: suit * 13 + low rank)."""
+    ranks = sorted(int(CARD_RANK[c]) for c in cards)
+    suits = {int(CARD_SUIT[c]) for c in cards}
+    if len(set(ranks)) == 1 and len(suits) == NUM_SUITS:
+        return MELD_GROUP4, ranks[0]
+    if len(suits) == 1 and len(set(ranks)) == 4:
+        for lo in ranks:
+            if {(lo + i) % NUM_RANKS for i in range(4)} == set(ranks):
+                return MELD_RUN4, suits.pop() * NUM_RANKS + lo
+    raise ValueError("those four cards form no group (one of each suit) or run")
 
 
 def _parse_layoff(words: list[str]) -> tuple[int, int]:
+    if len(words) == 2 and parse_card(words[0]) == JOKER and words[1].lower() == "group":
+        return LAYOFF_JOKER, 0
     if len(words) == 2 and words[1].lower() in ("run", "group"):
         card = _natural(words[0])
         return (LAYOFF_RUN if words[1].lower() == "run" else LAYOFF_GROUP), card
@@ -181,7 +229,7 @@ def _parse(verb: str, words: list[str], max_depth: int) -> tuple[int, int]:
     if verb in ("take", "rummy"):
         return (TAKE if verb == "take" else RUMMY), _depth(words, max_depth)
     if verb == "meld":
-        return MELD, _parse_meld(words)
+        return _parse_meld(words)
     if verb == "layoff":
         return _parse_layoff(words)
     if verb == "discard":
@@ -212,4 +260,6 @@ def action_layout(max_depth: int, extra: tuple[int, ...] = ()) -> ActionLayout:
 
 def layout_for(rules: Rules) -> ActionLayout:
     """The action layout of a rules configuration."""
-    return action_layout(rules.deck_size, (int(rules.stock_exhausted == "play_out"),))
+    groups_only = int(rules.joker_mode == "groups_only")
+    extra = (int(rules.stock_exhausted == "play_out"), 0, NUM_RANKS * rules.four_of_a_kind_double, 2 * groups_only)
+    return action_layout(rules.deck_size, (*extra, groups_only))

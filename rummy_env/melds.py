@@ -21,7 +21,7 @@ import numpy as np
 from .cards import ACE, JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, card_kind, card_values
 from .rules import Rules
 
-GROUP, RUN = 1, 2
+GROUP, RUN, JOKERS = 1, 2, 3  # JOKERS: a group of jokers only (joker_mode="groups_only")
 NUM_GROUP_PATTERNS = NUM_RANKS * NUM_SUITS
 NUM_RUN_PATTERNS = NUM_SUITS * NUM_RANKS
 NUM_PATTERNS = NUM_GROUP_PATTERNS + NUM_RUN_PATTERNS
@@ -79,9 +79,7 @@ class MeldTable:
     suit: np.ndarray  # int8 [P] run suit (-1 for groups)
     lo: np.ndarray  # int8 [P] run low rank (-1 for groups)
     enabled: np.ndarray  # bool [P] pattern legal under these rules
-    max_lacking: (
-        np.ndarray
-    )  # int64 [P] cards jokers may play: 2 in a group (it needs a natural), 3 in a run, -1 if disabled
+    max_lacking: np.ndarray  # int64 [P] cards jokers may play: 2 in a group, 3 in a run, 0 if not wild, -1 disabled
     matrix: np.ndarray  # float32 [53, P] 1 where the natural card is in the pattern
     natural_gain: np.ndarray  # float32 [53, P] value of the card minus a joker's, where in the pattern
     card_points: np.ndarray  # int16 [P, 3] value of each natural card where it stands in the pattern
@@ -143,7 +141,7 @@ def meld_table(rules: Rules) -> MeldTable:
         suit=np.array(suit, dtype=np.int8),
         lo=np.array(lo, dtype=np.int8),
         enabled=np.array(enabled),
-        max_lacking=np.where(enabled, np.where(is_group, 2, 3), -1),
+        max_lacking=np.where(enabled, np.where(is_group, 2, 3) * (rules.joker_mode == "wild"), -1),
         matrix=matrix,
         natural_gain=gain,
         card_points=points,

@@ -32,7 +32,8 @@ def render_table(
     lines.append("melds:" + ("" if sd["melds"] else " -"))
     for number, meld in enumerate(sd["melds"]):
         placed = " ".join(f"{show_text(c, show)}/{o}" for c, o in zip(meld["cards"], meld["owners"], strict=False))
-        lines.append(f"  {number + 1}. player_{meld['owner']}: {placed}")
+        double = "  (doubled: four put down at once)" if meld.get("double") else ""
+        lines.append(f"  {number + 1}. player_{meld['owner']}: {placed}{double}")
     for p in range(spec.players):
         cards = counts_to_cards(s.hand[g, p])
         if reveal or p == viewer:

@@ -19,6 +19,7 @@ CHOICES = {
     "reward": ("win", "score"),
     "first_discard": ("stock", "player"),
     "next_dealer": ("left", "winner"),
+    "joker_mode": ("wild", "groups_only"),
 }
 FLAGS = (
     "take_top_requires_meld",
@@ -26,6 +27,7 @@ FLAGS = (
     "ace_around_corner",
     "must_go_out_to_win",
     "meld_out_of_turn",
+    "four_of_a_kind_double",
 )
 JOKERS_PER_DECK = (0, 1, 2, 4)
 TARGET_SCORE = 500
@@ -34,7 +36,19 @@ PRESETS: dict[str, dict[str, Any]] = {
     "wikipedia": {"take_requires_new_meld": True},
     "partnership": {"players": 4, "partnership": True},
     "boathouse": {"stock_draw": 2},
+    "persian": {
+        "players": 4,
+        "partnership": True,
+        "jokers_per_deck": 4,
+        "joker_mode": "groups_only",
+        "joker_points": 20,
+        "four_of_a_kind_double": True,
+        "going_out_bonus": 25,
+        "deals": 2,
+        "final_bonus": 50,
+    },
 }
+JOKER_GROUP_SIZE = 3  # jokers in the smallest group of jokers (groups_only)
 
 
 def _is_int(value: Any) -> bool:
@@ -71,6 +85,8 @@ class Rules:
     going_out_bonus: int = 0
     deals: int | None = None
     final_bonus: int = 0
+    joker_mode: str = "wild"
+    four_of_a_kind_double: bool = False
     meld_out_of_turn: bool = False
     direction: int = 1
 
@@ -124,6 +140,12 @@ class Rules:
             raise ValueError(f"Rules.partnership needs players=4 (two sides of two), got players={self.players}")
         if self.final_bonus and self.episode == "hand":
             raise ValueError('Rules.final_bonus/episode: a final bonus ends a game; use episode="game"')
+        jokers = self.num_decks * self.jokers_per_deck
+        if self.joker_mode == "groups_only" and jokers < JOKER_GROUP_SIZE:
+            raise ValueError(
+                f'Rules.joker_mode/jokers_per_deck: "groups_only" jokers meld only as a group of '
+                f"{JOKER_GROUP_SIZE} or 4 jokers, but the deck has {jokers} joker(s)"
+            )
         if self.deals is None:
             return
         if self.target_score != TARGET_SCORE:

@@ -49,7 +49,7 @@ from .engine.state import (
 )
 from .engine.step import begin_draw
 from .engine.table import refresh_accepts
-from .melds import GROUP, GROUP_JOKER_SLOT, MAX_GROUP, RUN, run_is_valid
+from .melds import GROUP, GROUP_JOKER_SLOT, JOKERS, MAX_GROUP, RUN, run_is_valid
 
 SCENARIO_KEYS = ("hands", "discard", "stock", "melds", "current_player", "scores", "dealer")
 STATE_KEYS = (
@@ -131,7 +131,7 @@ def _parse_meld(spec: GameSpec, meld: Any, number: int) -> dict:
     players = spec.players
     if not isinstance(meld, Mapping) or "cards" not in meld or "owner" not in meld:
         _fail(f"{where} must be a dict with 'owner' and 'cards', got {meld!r}")
-    extra = set(meld) - {"owner", "cards", "owners"}
+    extra = set(meld) - {"owner", "cards", "owners", "double"}
     if extra:
         _fail(f"{where} has unknown key(s) {sorted(extra)}")
     owner = _seat(meld["owner"], players, f"{where}.owner")
@@ -143,6 +143,19 @@ def _parse_meld(spec: GameSpec, meld: Any, number: int) -> dict:
     if not isinstance(owners, (list, tuple)) or len(owners) != len(placed):
         _fail(f"{where}.owners must list one seat per card ({len(placed)})")
     owners = [_seat(o, players, f"{where}.owners") for o in owners]
+    parsed = _parse_geometry(spec, placed, owners, owner, where)
+    parsed["double"] = _parse_double(spec, meld, parsed, where)
+    return parsed
+
+
+def _parse_geometry(spec: GameSpec, placed: list[tuple[int, int]], owners: list[int], owner: int, where: str) -> dict:
+    """A meld's kind (group, run, or group of jokers) and geometry."""
+    if spec.rules.joker_mode == "groups_only" and any(kind == JOKER for kind, _ in placed):
+        if any(kind != JOKER for kind, _ in placed):
+            _fail(f'{where}: jokers are not wild under joker_mode="groups_only" (they meld only with jokers)')
+        if not 3 <= len(placed) <= MAX_GROUP or any(stands != -1 for _, stands in placed):
+            _fail(f"{where}: a group of jokers is 3 or 4 jokers written 'JK', got {len(placed)} card(s)")
+        return {"kind": JOKERS, "placed": placed, "owners": owners, "by": owner}
     naturals = {CARD_RANK[stands] for kind, stands in placed if kind != JOKER}
     if any(stands == -1 for _, stands in placed):
         if len(naturals) > 1:
@@ -151,6 +164,22 @@ def _parse_meld(spec: GameSpec, meld: Any, number: int) -> dict:
     if any(kind == JOKER for kind, _ in placed) or len(naturals) != 1:
         return _parse_run(spec, placed, owners, owner, where)
     return _parse_group(placed, owners, owner, where)
+
+
+def _parse_double(spec: GameSpec, meld: Mapping[str, Any], parsed: dict, where: str) -> bool:
+    """``double``: a group of four put down at once under ``four_of_a_kind_double`` (it scored double)."""
+    double = meld.get("double", False)
+    if not isinstance(double, bool):
+        _fail(f"{where}.double must be True or False, got {double!r}")
+    if not double:
+        return False
+    if not spec.rules.four_of_a_kind_double:
+        _fail(f"{where}.double needs four_of_a_kind_double=True")
+    if parsed["kind"] == RUN or len(parsed["placed"]) != MAX_GROUP:
+        _fail(f"{where}.double: only a group of four is doubled")
+    if len(set(parsed["owners"])) != 1 or parsed["owners"][0] != parsed["by"]:
+        _fail(f"{where}.double: a doubled group was put down at once, so one player owns all four cards")
+    return True
 
 
 def _parse_group(placed: list[tuple[int, int]], owners: list[int], owner: int, where: str) -> dict:
@@ -207,7 +236,8 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
         elif kind == JOKER:
             where = GROUP_JOKER_SLOT + jokers_seen
             jokers_seen += 1
-            s.table_jokers[0, NUM_NATURAL + meld["rank"]] += 1
+            if meld["kind"] == GROUP:
+                s.table_jokers[0, NUM_NATURAL + meld["rank"]] += 1
         else:
             where = int(CARD_SUIT[kind])
             s.meld_suits[0, slot] |= 1 << where
@@ -217,8 +247,11 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
         points[owner] += _card_value(spec, meld, position, kind)
     if meld["kind"] == RUN:
         s.meld_suit[0, slot], s.meld_lo[0, slot] = meld["suit"], meld["lo"]
-    else:
+    elif meld["kind"] == GROUP:
         s.meld_rank[0, slot] = meld["rank"]
+    if meld["double"]:
+        s.meld_double[0, slot] = True
+        points = [2 * p for p in points]
     return points
 
 
@@ -492,4 +525,5 @@ def _meld_dict(s: State, g: int, m: int) -> dict[str, Any]:
         slots += [i for i in range(GROUP_JOKER_SLOT, GROUP_JOKER_SLOT + MAX_GROUP) if owner[i] >= 0]
         names = [JOKER_TEXT if i >= GROUP_JOKER_SLOT else card_str(i * NUM_RANKS + rank) for i in slots]
         owners = [int(owner[i]) for i in slots]
-    return {"owner": int(s.meld_by[g, m]), "cards": names, "owners": owners}
+    double = {"double": True} if s.meld_double[g, m] else {}
+    return {"owner": int(s.meld_by[g, m]), "cards": names, "owners": owners, **double}

@@ -10,15 +10,18 @@ from ..actions import (
     JOKER_GROUP,
     JOKER_RUN,
     LAYOFF_GROUP,
+    LAYOFF_JOKER,
     LAYOFF_RUN,
     MELD,
+    MELD_GROUP4,
+    MELD_JOKERS,
     PASS,
     RUMMY,
     SKIP,
     STOP,
     TAKE,
 )
-from ..cards import JOKER, NUM_KINDS, card_str
+from ..cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, card_str
 from .spec import GameSpec
 from .state import (
     DRAW_PHASE,
@@ -133,10 +136,17 @@ def _out_of_turn_reason(spec, s, g, kind, arg, hand, seat) -> str:
 def _placement_reason(spec, s, g, kind, arg, hand) -> str | None:
     table = spec.table
     jokers = int(hand[JOKER])
+    if kind in (MELD_GROUP4, MELD_JOKERS, LAYOFF_JOKER):
+        return _persian_reason(spec, s, g, kind, arg, hand)
+    groups_only = spec.rules.joker_mode == "groups_only"
+    if groups_only and kind in (JOKER_RUN, JOKER_GROUP):
+        return 'jokers are not wild under joker_mode="groups_only": they meld only in groups of jokers'
     if kind == MELD:
         if not table.enabled[arg]:
             return "K-A-2 is a run only with ace_around_corner"
         lacking = [card_str(c) for c in table.cards[arg] if hand[c] == 0]
+        if lacking and groups_only:
+            return f'you lack {" ".join(lacking)} (jokers are not wild under joker_mode="groups_only")'
         if len(lacking) > jokers:
             return f"you lack {' '.join(lacking)} and hold {jokers} joker(s)"
         if table.is_group[arg] and len(lacking) == 3:
@@ -155,6 +165,24 @@ def _placement_reason(spec, s, g, kind, arg, hand) -> str | None:
     if not accepts:
         where = "run" if kind in (LAYOFF_RUN, JOKER_RUN) else "group"
         return f"no {where} on the table accepts it"
+    return None
+
+
+def _persian_reason(spec, s, g, kind, arg, hand) -> str | None:
+    """Groups of four and groups of jokers (RULES §8.2)."""
+    jokers = int(hand[JOKER])
+    if kind == MELD_JOKERS and jokers < 3 + arg:
+        return f"a group of {3 + arg} jokers needs {3 + arg} jokers; you hold {jokers}"
+    if kind == LAYOFF_JOKER:
+        if jokers == 0:
+            return "you hold no joker"
+        if s.accept_group[g, JOKER] == 0:
+            return "no group of three jokers on the table accepts it"
+    if kind == MELD_GROUP4:
+        lacking = [card_str(suit * NUM_RANKS + arg) for suit in range(NUM_SUITS) if hand[suit * NUM_RANKS + arg] == 0]
+        wild = 0 if spec.rules.joker_mode == "groups_only" else min(jokers, 3)
+        if len(lacking) > wild:
+            return f"you lack {' '.join(lacking)}" + ("" if wild else " (and jokers do not stand in)")
     return None
 
 

@@ -26,7 +26,7 @@ class State:
     stock_len: np.ndarray  # int16 [G]
     pile: np.ndarray  # int8 [G, K] discard pile, bottom first; top is pile[pile_len - 1]
     pile_len: np.ndarray  # int16 [G]
-    meld_kind: np.ndarray  # int8 [G, M] 0 empty, GROUP or RUN
+    meld_kind: np.ndarray  # int8 [G, M] 0 empty, GROUP, RUN or JOKERS (a group of jokers, groups_only)
     meld_by: np.ndarray  # int8 [G, M] seat that put the meld down
     meld_rank: np.ndarray  # int8 [G, M] group rank
     meld_suit: np.ndarray  # int8 [G, M] run suit
@@ -35,6 +35,7 @@ class State:
     meld_suits: np.ndarray  # int8 [G, M] group: bitmask of natural suits
     meld_owner: np.ndarray  # int8 [G, M, 13] seat owning each slot (runs: by rank; groups: suit, then jokers)
     meld_joker: np.ndarray  # bool [G, M, 13] slot holds a joker
+    meld_double: np.ndarray  # bool [G, M] a group of four melded at once that scored double (four_of_a_kind_double)
     num_melds: np.ndarray  # int16 [G]
     placed: np.ndarray  # int8 [G, N, 53] cards each seat has melded or laid off (jokers at 52)
     table_jokers: np.ndarray  # int8 [G, 65] jokers on the table: as each natural (runs), as each rank (groups)
@@ -114,6 +115,7 @@ def empty_state(num_games: int, num_players: int, deck_size: int, copies: int) -
         meld_suits=z((g, m)),
         meld_owner=z((g, m, SLOTS), fill=NOBODY),
         meld_joker=z((g, m, SLOTS), bool),
+        meld_double=z((g, m), bool),
         num_melds=z(g, np.int16),
         placed=z((g, n, NUM_KINDS)),
         table_jokers=z((g, NUM_NATURAL + NUM_RANKS)),

@@ -36,6 +36,59 @@ def test_heuristics_play_partnership_games(name):
     assert np.allclose(shares[:, :2].sum(axis=1), 1.0)
 
 
+@pytest.mark.parametrize("overrides", [{}, {"joker_mode": "wild"}, {"rummy_calls": "last_discard", "reward": "score"}])
+def test_heuristics_play_persian_games(overrides):
+    """RULES §8.2: random, greedy and strategic play whole Persian games legally (checked), seats mixed."""
+    rules = Rules.preset("persian", **overrides)
+    agents = [make_agent(a, rules, seed=5) for a in ("random", "greedy", "strategic")]
+    seats = np.array([[1, 2, 1, 2], [2, 1, 2, 1], [0, 2, 0, 1], [2, 0, 1, 0]])
+    results = play_games(rules, agents, seats, np.arange(4, dtype=np.uint64) + 20, batch=4, check=True)
+    assert not results.truncated.any()
+    shares = results.win_shares()
+    assert np.array_equal(shares[:, 0], shares[:, 2]) and np.array_equal(shares[:, 1], shares[:, 3])
+
+
+def _persian_choice(agent_name, hand, melds=(), stock=()):
+    """The play-phase action string ``agent_name`` picks for player_0 holding ``hand`` under the persian preset."""
+    from rummy_env import raw_env
+
+    rules = Rules.preset("persian", rummy_calls="off")
+    scenario = {
+        "hands": [hand, ["3D", "4D", "5S", "8C"], ["2S", "9D", "TD", "QS"], ["5C", "7S", "8D", "KD"]],
+        "discard": ["QD"],
+        "melds": list(melds),
+        "current_player": 0,
+        "phase": "play",
+        "dealer": 3,
+        **({"stock": list(stock)} if stock else {}),
+    }
+    env = raw_env(rules=rules)
+    env.reset(seed=0, options={"scenario": scenario})
+    eng = env.engine
+    agent = make_agent(agent_name, rules, seed=0)
+    action = agent.act(eng, np.array([0]), None, eng.legal_mask(np.array([0])))[0]
+    return eng.spec.layout.to_str(int(action))
+
+
+@pytest.mark.parametrize("name", ["greedy", "strategic"])
+def test_heuristics_meld_four_at_once(name):
+    """RULES §8.2 four_of_a_kind_double: four sixes at once score 48, three and a lay-off 24: meld all four;
+    four jokers likewise (160)."""
+    assert _persian_choice(name, ["6C", "6D", "6H", "6S", "7H", "8H", "9H", "KC"]) == "meld 6C 6D 6H 6S"
+    assert _persian_choice(name, ["JK", "JK", "JK", "JK", "7H", "8H", "9H", "KC"]) == "meld JK JK JK JK"
+
+
+def test_strategic_holds_three_jokers_while_the_fourth_may_come():
+    """RULES §8.2: three jokers score 60 now, four at once 160: strategic waits for the fourth (unseen) unless the
+    hand is ending, and never discards a joker; greedy melds them at once."""
+    hand = ["JK", "JK", "JK", "2C", "7D", "KC", "QH"]
+    assert _persian_choice("greedy", hand) == "meld JK JK JK"
+    choice = _persian_choice("strategic", hand)
+    assert choice.startswith("discard") and "JK" not in choice
+    melds = [{"owner": 1, "cards": ["JK"] * 1 + ["JK"] * 2}]
+    assert _persian_choice("strategic", ["JK", "2C", "7D", "KC"], melds=melds) == "layoff JK group"
+
+
 def test_strategic_discards_do_not_fear_the_partner():
     """The partner (seat opposite) is known to hold 8H 9H: a discarded 7H or TH would help them, not an opponent."""
     rules = Rules.preset("partnership")

@@ -38,6 +38,7 @@ CHOICE_FIELDS = {
     "reward": ("win", "score"),
     "first_discard": ("stock", "player"),
     "next_dealer": ("left", "winner"),
+    "joker_mode": ("wild", "groups_only"),
 }
 FLAG_FIELDS = (
     "take_top_requires_meld",
@@ -45,6 +46,7 @@ FLAG_FIELDS = (
     "ace_around_corner",
     "must_go_out_to_win",
     "meld_out_of_turn",
+    "four_of_a_kind_double",
 )
 
 
@@ -122,7 +124,7 @@ def card_value(card: str, rules: Rules, low_ace: bool = False) -> int:
 def ace_group_target(sd: dict, action: str) -> int | None:
     """The table meld a lay-off of an ace (or a joker as an ace) on a group goes to: the earliest with room."""
     words = action.split()
-    if words[0] != "layoff" or words[-1] != "group":
+    if words[0] != "layoff" or words[-1] != "group" or words == ["layoff", "JK", "group"]:
         return None
     card = words[3] if words[1] == "JK" else words[1]
     if card[0] != "A":
@@ -130,7 +132,7 @@ def ace_group_target(sd: dict, action: str) -> int | None:
     for i, meld in enumerate(sd["melds"]):
         cards = meld["cards"]
         naturals = [c for c in cards if c != "JK"]
-        if is_run(cards) or len(cards) >= 4 or naturals[0][0] != "A":
+        if is_run(cards) or len(cards) >= 4 or not naturals or naturals[0][0] != "A":
             continue
         if words[1] == "JK" or card not in naturals:
             return i
@@ -221,9 +223,10 @@ class MeldScorer:
             owners = meld.get("owners") or [meld["owner"]] * len(cards)
             run = is_run(cards)
             aces = four_aces(cards, self.rules)
+            times = 2 if meld.get("double") else 1  # RULES §8.2: a group of four put down at once
             for c, o in zip(cards, owners, strict=False):
                 low = run and c[0] == "A" and not c.startswith("JK") and self.ace_low.get(i, False)
-                pts[o] += 25 if aces and c != "JK" else card_value(c, self.rules, low_ace=low)
+                pts[o] += times * (25 if aces and c != "JK" else card_value(c, self.rules, low_ace=low))
         return pts
 
 
@@ -246,10 +249,13 @@ def placement_effect(sd: dict, actor: int, action: str, rules: Rules) -> tuple[l
             else:  # "any of these cards the player lacks is played by a joker standing for it"
                 used.append("JK")
                 pts += rules.joker_points
+        if len(cards) == 4 and not run and rules.four_of_a_kind_double:  # RULES §8.2: four at once, double
+            aces = four_aces(used, rules)
+            pts = 2 * sum(25 if aces and c != "JK" else card_value(c, rules) for c in used)
         return used, pts
     if words[0] == "layoff":
         if words[1] == "JK":
-            return ["JK"], 15
+            return ["JK"], rules.joker_points
         card = words[1]
         target = ace_group_target(sd, action) if rules.card_values == "four_aces_100" else None
         if target is not None and len(sd["melds"][target]["cards"]) == 3:
@@ -267,6 +273,11 @@ def placement_effect(sd: dict, actor: int, action: str, rules: Rules) -> tuple[l
                 return [card], card_value(card, rules, low_ace=True)
         raise AssertionError(f"{action!r} was legal but no run accepts it in {sd['melds']}")
     return None
+
+
+def rules_double(rules: Rules, cards: list[str]) -> bool:
+    """RULES §8.2: a group of four put down in one action scores double under ``four_of_a_kind_double``."""
+    return rules.four_of_a_kind_double and len(cards) == 4 and len({c[0] for c in cards}) == 1
 
 
 def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> None:
@@ -308,6 +319,10 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
         cards = words[1:]
         lacking = sum(1 for c in cards if hand[c] == 0)
         assert lacking <= hand["JK"], f"{ctx}: lacks {lacking} card(s), holds {hand['JK']} joker(s)"
+        if rules.joker_mode == "groups_only":  # RULES §8.2: jokers meld only with jokers
+            assert lacking == 0 and ("JK" not in cards or set(cards) == {"JK"}), f"{ctx}: jokers are not wild"
+        if len(cards) == 4 and set(cards) != {"JK"}:
+            assert rules.four_of_a_kind_double and len({c[0] for c in cards}) == 1, f"{ctx}: no group of four"
         if len({c[0] for c in cards}) == 1:
             assert lacking <= 2, f"{ctx}: a group needs a natural card"
         if sd["obliged"] not in (None, "JK"):
@@ -315,6 +330,9 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
     elif verb == "layoff":
         card = words[1]
         assert hand[card] > 0, f"{ctx} but the hand is {sd['hands'][actor]}"
+        if card == "JK" and rules.joker_mode == "groups_only":  # RULES §8.2: only on a group of three jokers
+            assert words == ["layoff", "JK", "group"], ctx
+            assert any(m["cards"] == ["JK"] * 3 for m in sd["melds"]), f"{ctx}: no group of three jokers"
         if sd["obliged"] is not None:
             assert card == sd["obliged"], f"{ctx} while {sd['obliged']} is obliged"
 
@@ -443,6 +461,11 @@ class TransitionChecker:
         assert sd["phase"] in PHASES, where
         assert_cards_conserved(sd, self.rules, where)
         self.scorer.update(sd["melds"])
+        for meld in sd["melds"]:
+            if self.rules.joker_mode == "groups_only" and "JK" in meld["cards"]:
+                assert set(meld["cards"]) == {"JK"}, f"{where}: jokers are not wild: {meld}"
+            if meld.get("double"):
+                assert self.rules.four_of_a_kind_double and len(meld["cards"]) == 4, f"{where}: {meld}"
         if sd["phase"] != "game_over":
             mine = self.scorer.points(sd["melds"], self.n)
             assert mine == sd["melded_points"], f"{where}: melded_points {sd['melded_points']} != {mine} from melds"
@@ -598,7 +621,11 @@ class TransitionChecker:
                     assert got == words[1:], f"{where}: new meld {new['melds'][-1]}"
                 else:
                     naturals = [c for c in got if c != "JK"]
-                    assert set(naturals) <= set(words[1:]) and len(got) == 3, f"{where}: new meld {new['melds'][-1]}"
+                    assert set(naturals) <= set(words[1:]) and len(got) == len(words) - 1, (
+                        f"{where}: new meld {new['melds'][-1]}"
+                    )
+                    double = rules_double(self.rules, words[1:])
+                    assert bool(new["melds"][-1].get("double")) == double, f"{where}: {new['melds'][-1]}"
                 assert all(o == actor for o in new["melds"][-1]["owners"]), where
             else:
                 grown = [
@@ -677,6 +704,10 @@ def random_rules(rng: random.Random, **fixed: Any) -> Rules:
         d.update(partnership=True, joker_points=rng.choice([15, 20]), going_out_bonus=rng.choice([0, 25]))
         if d["episode"] == "game" and not d["must_go_out_to_win"] and "target_score" not in fixed:
             d.update(deals=2, final_bonus=50, target_score=500)
+        if rng.random() < 0.5 and "jokers_per_deck" not in fixed:  # RULES §8.2: 56 cards
+            d["jokers_per_deck"] = 4
+    if d["joker_mode"] == "groups_only" and "jokers_per_deck" not in fixed:  # RULES §8.2: groups of jokers
+        d["jokers_per_deck"] = rng.choice([2, 4]) if d["players"] > 4 else 4
     return make_valid_rules(d)
 
 
@@ -693,6 +724,8 @@ def make_valid_rules(d: dict) -> Rules:
                 d["decks"] = None
             elif "play_out" in str(err):
                 d["going_out"] = "any"
+            elif "joker_mode" in str(err):  # RULES §8.2: jokers that meld only together need three of them
+                d["joker_mode"] = "wild"
             else:
                 raise
     return Rules.from_dict(d)
@@ -705,7 +738,7 @@ def rules_strategy():
     fields = {
         "players": st.integers(2, 8),
         "decks": st.sampled_from([None, 1, 2]),
-        "jokers_per_deck": st.integers(0, 2),
+        "jokers_per_deck": st.sampled_from([0, 1, 2, 4]),
         "hand_size": st.sampled_from([None, None, 4, 10]),
         "target_score": st.sampled_from([50, 100, 500]),
         "first_meld_minimum": st.sampled_from([0, 0, 30]),

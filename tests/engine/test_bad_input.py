@@ -105,6 +105,10 @@ BAD_RULES = [
     ("direction", 0),
     ("direction", True),
     ("direction", "ccw"),
+    ("joker_mode", "jokers"),
+    ("joker_mode", None),
+    ("four_of_a_kind_double", 1),
+    ("four_of_a_kind_double", "yes"),
 ]
 
 

@@ -1,4 +1,4 @@
-"""Team play (RULES §8.1 and the scoring switches of §8.2) across the public surface: PettingZoo's api_test and
+"""Team play (RULES §8.1 and Persian Rummy §8.2) across the public surface: PettingZoo's api_test and
 seed_test, random-play invariants (zero-sum per side, card conservation with 56 cards), batch independence and
 state_dict round trips."""
 
@@ -28,10 +28,14 @@ TEAM_RULES = {
         "partnership", tie_break="went_out", target_score=60, must_go_out_to_win=True
     ),
     "solo-deals": Rules(players=3, deals=2, final_bonus=30, going_out_bonus=10, reward="score"),
+    "persian": Rules.preset("persian"),
+    "persian-score-calls": Rules.preset("persian", reward="score", rummy_calls="last_discard", first_meld_minimum=30),
+    "persian-wild-jokers": Rules.preset("persian", joker_mode="wild", take_top_requires_meld=True),
 }
+PRESETS = ["partnership", "partnership-deals-bonuses", "persian", "persian-wild-jokers"]
 
 
-@pytest.mark.parametrize("name", ["partnership", "partnership-deals-bonuses"])
+@pytest.mark.parametrize("name", PRESETS)
 def test_pettingzoo_api_test(name):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Observation space for each agent probably")
@@ -39,7 +43,7 @@ def test_pettingzoo_api_test(name):
         api_test(rummy_env.env(rules=TEAM_RULES[name]), num_cycles=200)
 
 
-@pytest.mark.parametrize("name", ["partnership", "partnership-deals-bonuses"])
+@pytest.mark.parametrize("name", PRESETS)
 def test_pettingzoo_seed_test(name):
     seed_test(lambda: rummy_env.env(rules=TEAM_RULES[name]), num_cycles=100)
 
@@ -56,7 +60,7 @@ def test_random_games_keep_every_invariant(name):
     assert stats.hands >= 3 and stats.finished >= 1, stats
 
 
-@pytest.mark.parametrize("name", ["partnership", "partnership-deals-bonuses"])
+@pytest.mark.parametrize("name", PRESETS)
 def test_batched_random_play(name):
     """Card conservation (56 cards with four jokers), zero-sum rewards, masks, in a batch of games."""
     stats = run_batched_checked(
@@ -68,7 +72,7 @@ def test_batched_random_play(name):
     assert stats.steps > 0
 
 
-@pytest.mark.parametrize("name", ["partnership", "partnership-deals-bonuses"])
+@pytest.mark.parametrize("name", PRESETS)
 def test_side_rewards_are_equal_within_a_side_and_zero_sum(name):
     """SPEC: both players of a side get the side's reward; rewards sum to zero across players."""
     rules = TEAM_RULES[name]
@@ -88,15 +92,41 @@ def test_side_rewards_are_equal_within_a_side_and_zero_sum(name):
     np.testing.assert_array_equal(totals[:, 0], totals[:, 2])
 
 
-def test_batched_games_equal_games_played_alone():
-    rules = TEAM_RULES["partnership-deals-bonuses"]
+@pytest.mark.parametrize("name", ["partnership-deals-bonuses", "persian"])
+def test_batched_games_equal_games_played_alone(name):
+    rules = TEAM_RULES[name]
     seeds = [11, 4242, 7, 3]
     together = run_batch(rules, seeds, 250, engine_seed=123)
     for g, seed in enumerate(seeds):
         assert run_batch(rules, [seed], 250, engine_seed=9)[0] == together[g], f"game {g} differs alone"
 
 
-@pytest.mark.parametrize("name", ["partnership", "partnership-deals-bonuses"])
+def test_persian_random_play_reaches_joker_groups_and_doubles():
+    """RULES §8.2 under random play: groups of jokers, the fourth joker laid off and doubled groups of four all
+    happen, and every table meld is a legal Persian meld (checked step by step by the conftest checker)."""
+    stats = GameStats()
+    eng = Engine(Rules.preset("persian"), num_games=64, seed=2)
+    rng = np.random.default_rng(2)
+    seen = {"jokers": 0, "fourth": 0, "double": 0}
+    for _ in range(3000):
+        mask = eng.legal_mask()
+        weights = np.ones(mask.shape[1])
+        for text, w in (("meld JK JK JK", 50), ("meld JK JK JK JK", 50), ("layoff JK group", 50)):
+            weights[eng.spec.layout.from_str(text)] = w
+        weights[eng.spec.layout.block(13)] = 50
+        actions = np.where(mask, rng.random(mask.shape) * weights, -1).argmax(axis=1)
+        eng.step(actions, auto_reset=True)
+        s = eng.state
+        jokers = s.meld_kind == 3
+        seen["jokers"] += int(jokers.sum())
+        seen["fourth"] += int((jokers & (s.meld_len == 4) & ~s.meld_double).sum())
+        seen["double"] += int(s.meld_double.sum())
+    assert all(seen.values()), seen
+    play_checked_game(Rules.preset("persian"), seed=4, stats=stats, max_steps=1500, every=20)
+    assert stats.steps > 100
+
+
+@pytest.mark.parametrize("name", PRESETS)
 def test_state_dict_round_trips(name):
     rules = TEAM_RULES[name]
     rng = random.Random(7)

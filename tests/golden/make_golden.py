@@ -79,6 +79,20 @@ GAMES: dict[str, tuple[dict, int]] = {
         },
         6,
     ),
+    "4p_persian": (
+        {
+            "players": 4,
+            "partnership": True,
+            "jokers_per_deck": 4,
+            "joker_mode": "groups_only",
+            "joker_points": 20,
+            "four_of_a_kind_double": True,
+            "going_out_bonus": 25,
+            "deals": 2,
+            "final_bonus": 50,
+        },
+        53,
+    ),
 }
 WEIGHTS = {"meld": 12, "layoff": 12, "rummy": 6, "take": 3}
 MAX_STEPS = 3000
@@ -89,10 +103,11 @@ def _num(x: float) -> str:
 
 
 def meld_text(meld: dict) -> str:
-    """``0:6H,7H,JK=8H,9H/1``: the melder, then the cards, each laid-off card with its owner if different."""
+    """``0:6H,7H,JK=8H,9H/1``: the melder, then the cards, each laid-off card with its owner if different
+    (``x2``: a doubled group of four, RULES §8.2)."""
     owners = meld.get("owners") or [meld["owner"]] * len(meld["cards"])
     cards = [c if o == meld["owner"] else f"{c}/{o}" for c, o in zip(meld["cards"], owners, strict=True)]
-    return f"{meld['owner']}:" + ",".join(cards)
+    return f"{meld['owner']}:" + ",".join(cards) + ("x2" if meld.get("double") else "")
 
 
 def state_line(env, memory: dict) -> str:

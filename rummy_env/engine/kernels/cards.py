@@ -114,6 +114,7 @@ def clear_hand_state(s, k, g):
     s.meld_suits[g] = 0
     s.meld_owner[g] = NOBODY
     s.meld_joker[g] = False
+    s.meld_double[g] = False
     s.num_melds[g] = 0
     s.stock[g] = -1
     s.pile[g] = -1

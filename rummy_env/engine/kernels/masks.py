@@ -11,13 +11,36 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...actions import DISCARD, DRAW, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, PASS, RUMMY, SKIP, STOP, TAKE
+from ...actions import (
+    DISCARD,
+    DRAW,
+    JOKER_RUN,
+    LAYOFF_GROUP,
+    LAYOFF_JOKER,
+    LAYOFF_RUN,
+    MELD,
+    PASS,
+    RUMMY,
+    SKIP,
+    STOP,
+    TAKE,
+)
 from ...cards import JOKER, NUM_KINDS
 from ...melds import NUM_PATTERNS, PATTERNS_PER_CARD
+from ...rules import JOKER_GROUP_SIZE
 from ..state import DRAW_PHASE, GAME_OVER, OPENING_PHASE, OUT_OF_TURN_PHASE, PLAY_PHASE, RUMMY_PHASE
 from .jit import inline, kernel
-from .search import PLACEMENTS, hand_total, minimum_search, out_search, play_mask_core, table_fits
-from .spec import LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT_UNPLAYABLE
+from .search import (
+    column_action,
+    column_enabled,
+    hand_total,
+    minimum_search,
+    out_search,
+    play_mask_core,
+    table_fits,
+    write_placements,
+)
+from .spec import CORE_PLACEMENTS, LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT_UNPLAYABLE
 from .windows import out_of_turn_mask
 
 FAR = 10_000  # depth of a card that is nowhere at hand
@@ -51,6 +74,8 @@ def pile_melds(s, k, g, hand, meld_ok, lay_ok):
     second = jokers[1] + 1 if copies > 1 else FAR
     one_joker = 0 if held >= 1 else first
     two_jokers = 0 if held >= 2 else (first if held == 1 else second)
+    if k.groups_only:
+        one_joker, two_jokers = FAR, FAR
     for d in range(size):
         card = s.pile[g, size - 1 - d]
         if card != JOKER:
@@ -62,6 +87,11 @@ def pile_melds(s, k, g, hand, meld_ok, lay_ok):
                 reach = min(max(a, b) + 1, max(min(a, b) + 1, one_joker), two_jokers)
                 threshold = min(threshold, reach)
             meld_ok[d] = d >= threshold
+        elif k.groups_only:
+            above = held
+            for copy in range(copies):
+                above += jokers[copy] < d
+            meld_ok[d] = above + 1 >= JOKER_GROUP_SIZE
         else:
             above = held
             for copy in range(copies):
@@ -74,7 +104,7 @@ def pile_melds(s, k, g, hand, meld_ok, lay_ok):
                     ok = True
                     break
             meld_ok[d] = ok
-        lay_ok[d] = table_fits(s, g, card)
+        lay_ok[d] = table_fits(s, k, g, card)
     return size
 
 
@@ -143,12 +173,10 @@ def play_mask(s, k, g, row, work):
     masks, hopes, cursor, base = work
     allowed, hopeful = masks[base], hopes[base]
     play_mask_core(s, k, g, allowed, hopeful)
-    start = k.offsets[MELD]
-    for w in range(PLACEMENTS):
+    for w in range(k.placements):
         if hopeful[w]:
-            allowed[w] = out_search(s, g, s.current[g], start + w, k, s, masks, hopes, cursor, base + 1)
-    for w in range(PLACEMENTS):
-        row[start + w] = allowed[w]
+            allowed[w] = out_search(s, g, s.current[g], column_action(k, w), k, s, masks, hopes, cursor, base + 1)
+    write_placements(k, row, allowed)
 
 
 @inline
@@ -156,6 +184,8 @@ def layoff_offered(k, row, card):
     """Whether the mask already offers laying off ``card`` (a natural or a joker)."""
     if card != JOKER:
         return row[k.offsets[LAYOFF_RUN] + card] or row[k.offsets[LAYOFF_GROUP] + card]
+    if k.groups_only:
+        return row[k.offsets[LAYOFF_JOKER]]
     return row[k.offsets[JOKER_RUN] : k.offsets[DISCARD]].any()
 
 
@@ -222,6 +252,11 @@ def restrict_openings(s, k, g, row, work):
     for a in range(first, stop):
         if row[a]:
             row[a] = reaches_minimum(s, k, g, seat, a, work)
+    if phase == PLAY_PHASE:
+        for w in range(CORE_PLACEMENTS, k.placements):
+            a = column_action(k, w)
+            if column_enabled(k, w) and row[a]:
+                row[a] = reaches_minimum(s, k, g, seat, a, work)
 
 
 @kernel

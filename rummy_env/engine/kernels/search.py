@@ -16,29 +16,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...actions import JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, RUMMY, TAKE
+from ...actions import (
+    JOKER_GROUP,
+    JOKER_RUN,
+    LAYOFF_GROUP,
+    LAYOFF_JOKER,
+    LAYOFF_RUN,
+    MELD,
+    MELD_GROUP4,
+    MELD_JOKERS,
+    RUMMY,
+    TAKE,
+)
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ...melds import NUM_PATTERNS
 from ..state import OUT_OF_TURN_PHASE
 from .arrays import copy_row
 from .cards import call_rummy, mix64, take_from_pile
 from .jit import inline, kernel
-from .spec import LAST_DISCARD, OUT_DISCARD_REQUIRED
-from .table import create_meld, extend_group, extend_run
+from .spec import (
+    CORE_PLACEMENTS,
+    GROUP4_OFF,
+    GROUP_OFF,
+    JOKER_GROUP_OFF,
+    JOKER_LAYOFF_OFF,
+    JOKER_RUN_OFF,
+    JOKERS_OFF,
+    LAST_DISCARD,
+    OUT_DISCARD_REQUIRED,
+    RUN_OFF,
+)
+from .table import create_group4, create_jokers, create_meld, extend_group, extend_jokers, extend_run
 
 GOAL_OUT, GOAL_MINIMUM = 0, 1  # go out (the hand empty, opened); reach first_meld_minimum this turn
-RUN_OFF = NUM_PATTERNS  # placement columns: melds, lay-offs on runs, on groups, jokers on runs, on groups
-GROUP_OFF = RUN_OFF + NUM_NATURAL
-JOKER_RUN_OFF = GROUP_OFF + NUM_NATURAL
-JOKER_GROUP_OFF = JOKER_RUN_OFF + NUM_NATURAL
-PLACEMENTS = JOKER_GROUP_OFF + NUM_RANKS
 VISITED = 4096  # slots of a search's table of positions seen (a full table only stops merging)
 
 
 @inline
-def table_fits(s, g, card):
+def table_fits(s, k, g, card):
     """Whether ``card`` (a joker too) can be laid off on the table as it stands."""
     if card == JOKER:
+        if k.groups_only:
+            return s.accept_group[g, JOKER] > 0
         return s.accept_run[g].any() or s.open_groups[g].any()
     return s.accept_run[g, card] > 0 or s.accept_group[g, card] > 0
 
@@ -60,6 +79,62 @@ def lacking(k, hand, pattern):
 
 
 @inline
+def lacking4(hand, rank):
+    """How many of the four cards of a group of four of ``rank`` ``hand`` lacks."""
+    missing = 0
+    for suit in range(4):
+        missing += hand[suit * NUM_RANKS + rank] == 0
+    return missing
+
+
+@inline
+def column_cards(k, hand, w):
+    """Cards placement column ``w`` takes from the hand, and how many of them are jokers."""
+    if w < RUN_OFF:
+        return 3, lacking(k, hand, w)
+    if w < JOKER_RUN_OFF:
+        return 1, 0
+    if w < GROUP4_OFF:
+        return 1, 1
+    if w < JOKERS_OFF:
+        return 4, lacking4(hand, w - GROUP4_OFF)
+    if w < JOKER_LAYOFF_OFF:
+        return 3 + w - JOKERS_OFF, 3 + w - JOKERS_OFF
+    return 1, 1
+
+
+@inline
+def column_action(k, w):
+    """The action id of placement column ``w``."""
+    if w < CORE_PLACEMENTS:
+        return k.offsets[MELD] + w
+    if w < JOKERS_OFF:
+        return k.offsets[MELD_GROUP4] + w - GROUP4_OFF
+    if w < JOKER_LAYOFF_OFF:
+        return k.offsets[MELD_JOKERS] + w - JOKERS_OFF
+    return k.offsets[LAYOFF_JOKER]
+
+
+@inline
+def column_enabled(k, w):
+    """Whether placement column ``w`` has its action block under these rules."""
+    if w < CORE_PLACEMENTS:
+        return True
+    return k.double4 if w < JOKERS_OFF else k.groups_only
+
+
+@inline
+def write_placements(k, row, allowed):
+    """Copy the placement columns ``allowed`` into their action ids of ``row``."""
+    start = k.offsets[MELD]
+    for w in range(CORE_PLACEMENTS):
+        row[start + w] = allowed[w]
+    for w in range(CORE_PLACEMENTS, k.placements):
+        if column_enabled(k, w):
+            row[column_action(k, w)] = allowed[w]
+
+
+@inline
 def obliging(k, card, column, missing):
     """Whether placement ``column`` melds ``card`` (``missing``: cards a meld column lacks, for jokers)."""
     if column < RUN_OFF:
@@ -68,7 +143,23 @@ def obliging(k, card, column, missing):
         return column - RUN_OFF == card
     if column < JOKER_RUN_OFF:
         return column - GROUP_OFF == card
+    if column >= GROUP4_OFF and column < JOKERS_OFF:
+        return missing >= 1 if card == JOKER else k.card_rank[card] == column - GROUP4_OFF
     return card == JOKER
+
+
+@inline
+def variant_columns(s, k, g, hand, allowed):
+    """The placements of the Persian switches: groups of four (``double4``), joker groups (``groups_only``)."""
+    jokers = hand[JOKER]
+    for r in range(NUM_RANKS):
+        missing = lacking4(hand, r)
+        allowed[GROUP4_OFF + r] = k.double4 and missing <= (0 if k.groups_only else min(jokers, 3))
+    allowed[JOKERS_OFF] = k.groups_only and jokers >= 3
+    allowed[JOKERS_OFF + 1] = k.groups_only and jokers >= 4
+    allowed[JOKER_LAYOFF_OFF] = k.groups_only and jokers >= 1 and s.accept_group[g, JOKER] > 0
+    if k.groups_only:
+        allowed[JOKER_RUN_OFF:CORE_PLACEMENTS] = False
 
 
 @kernel
@@ -87,36 +178,40 @@ def play_mask_core(s, k, g, allowed, hopeful):
         allowed[JOKER_RUN_OFF + c] = jokers > 0 and run_open
     for r in range(NUM_RANKS):
         allowed[JOKER_GROUP_OFF + r] = jokers > 0 and s.open_groups[g, r] > 0
+    if k.placements > CORE_PLACEMENTS:
+        variant_columns(s, k, g, hand, allowed)
     hopeful[:] = False
     obliged = s.obliged[g]
     if obliged >= 0:
         new_only = s.obliged_new[g]
         no_meld = k.rummy_calls == LAST_DISCARD and s.called[g]
-        for w in range(PLACEMENTS):
+        for w in range(k.placements):
             if allowed[w]:
-                missing = lacking(k, hand, w) if w < RUN_OFF else 0
+                missing = column_cards(k, hand, w)[1] if w < RUN_OFF or w >= GROUP4_OFF else 0
                 ok = obliging(k, obliged, w, missing)
-                if (new_only and w >= RUN_OFF) or (no_meld and w < RUN_OFF):
+                is_meld = w < RUN_OFF or (w >= GROUP4_OFF and w < JOKER_LAYOFF_OFF)
+                if (new_only and not is_meld) or (no_meld and is_meld):
                     ok = False
                 allowed[w] = ok
     total = hand_total(s, g, s.current[g])
     top = s.top_taken[g]
     top_count = hand[top] if top >= 0 else 0
-    if total - top_count > 3:
+    if total - top_count > (3 if k.placements == CORE_PLACEMENTS else 4):
         return
     melding_out = k.going_out != OUT_DISCARD_REQUIRED
-    for w in range(PLACEMENTS):
+    for w in range(k.placements):
         if not allowed[w]:
             continue
-        if top == JOKER and w < RUN_OFF:
-            used_top = min(lacking(k, hand, w), top_count)
+        size, jokers_used = column_cards(k, hand, w)
+        if top == JOKER:
+            used_top = min(jokers_used, top_count)
         else:
             used_top = min(1 if top >= 0 and obliging(k, top, w, 0) else 0, top_count)
-        left = total - (3 if w < RUN_OFF else 1)
+        left = total - size
         discardable = left - (top_count - used_top)
         allowed[w] = (left == 0 and melding_out) or (left >= 1 and discardable >= 1)
         if left >= 1 and discardable == 0 and melding_out:
-            hopeful[w] = top == JOKER or k.near[w, top] or table_fits(s, g, top)
+            hopeful[w] = top == JOKER or k.near[w, top] or table_fits(s, k, g, top)
 
 
 @kernel
@@ -128,6 +223,12 @@ def place(s, k, g, kind, arg):
         return extend_group(s, k, g, k.card_rank[arg], arg)
     if kind == JOKER_GROUP:
         return extend_group(s, k, g, arg, -1)
+    if kind == MELD_GROUP4:
+        return create_group4(s, k, g, arg)
+    if kind == MELD_JOKERS:
+        return create_jokers(s, k, g, 3 + arg)
+    if kind == LAYOFF_JOKER:
+        return extend_jokers(s, k, g)
     if kind == LAYOFF_RUN:
         return extend_run(s, k, g, arg, False)
     return extend_run(s, k, g, arg, kind == JOKER_RUN)
@@ -221,18 +322,17 @@ def advance(k, scr, masks, cursor, top, base, visited):
 
     Returns the new stack top and the child's row, or -1 once the stack is empty.
     """
-    start = k.offsets[MELD]
     while top >= base:
         w = cursor[top]
-        while w < PLACEMENTS and not masks[top, w]:
+        while w < k.placements and not masks[top, w]:
             w += 1
-        if w == PLACEMENTS:
+        if w == k.placements:
             top -= 1
             continue
         cursor[top] = w + 1
         child = top + 1
         copy_row(scr, top, scr, child)
-        apply_move(scr, k, child, start + w)
+        apply_move(scr, k, child, column_action(k, w))
         if first_visit(visited, fingerprint(scr, child)):
             return top, child
     return top, -1
@@ -265,7 +365,6 @@ def out_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
 def minimum_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
     """Can ``seat``'s turn, after first move ``root``, meld ``first_meld_minimum`` by legal placements?"""
     start_node(src, g, seat, root, k, scr, base)
-    start = k.offsets[MELD]
     visited = np.zeros(VISITED, dtype=np.uint64)
     top, node = base - 1, base
     while node >= 0:
@@ -273,10 +372,10 @@ def minimum_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
             return True
         if expandable(scr, k, node, GOAL_MINIMUM):
             play_mask_core(scr, k, node, masks[node], hopes[node])
-            for w in range(PLACEMENTS):
+            for w in range(k.placements):
                 if hopes[node, w]:
                     masks[node, w] = out_search(
-                        scr, node, scr.current[node], start + w, k, scr, masks, hopes, cursor, node + 1
+                        scr, node, scr.current[node], column_action(k, w), k, scr, masks, hopes, cursor, node + 1
                     )
             cursor[node] = 0
             top = node

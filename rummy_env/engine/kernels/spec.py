@@ -9,6 +9,7 @@ import numpy as np
 
 from ...actions import JOKER_GROUP, MELD
 from ...cards import CARD_RANK, CARD_SUIT, NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from ...melds import NUM_PATTERNS
 from ...rules import Rules
 from ..observe import has_variant_phases
 from ..spec import GameSpec, game_spec
@@ -16,6 +17,17 @@ from ..spec import GameSpec, game_spec
 RUMMY_CALLS = ("pile", "last_discard", "off")
 GOING_OUT = ("any", "discard_required", "float", "float_unplayable_discard")
 PILE_CALLS, LAST_DISCARD, CALLS_OFF = range(3)
+# Placement columns of the play phase (the turn searches' moves): melds, lay-offs on runs, on groups, jokers on
+# runs, on groups (the layout's contiguous core blocks), then groups of four, joker groups, a joker on jokers.
+RUN_OFF = NUM_PATTERNS
+GROUP_OFF = RUN_OFF + NUM_NATURAL
+JOKER_RUN_OFF = GROUP_OFF + NUM_NATURAL
+JOKER_GROUP_OFF = JOKER_RUN_OFF + NUM_NATURAL
+CORE_PLACEMENTS = JOKER_GROUP_OFF + NUM_RANKS
+GROUP4_OFF = CORE_PLACEMENTS
+JOKERS_OFF = GROUP4_OFF + NUM_RANKS
+JOKER_LAYOFF_OFF = JOKERS_OFF + 2
+PLACEMENTS = JOKER_LAYOFF_OFF + 1
 OUT_ANY, OUT_DISCARD_REQUIRED, OUT_FLOAT, OUT_FLOAT_UNPLAYABLE = range(4)
 
 
@@ -44,7 +56,7 @@ class KernelSpec(NamedTuple):
     final_bonus: int
     low_ace: int
     num_actions: int
-    offsets: np.ndarray  # int64 [11] first action id of each block
+    offsets: np.ndarray  # int64 [kinds] first action id of each block
     act_kind: np.ndarray  # int64 [A] block of each action id
     act_arg: np.ndarray  # int64 [A] argument of each action id
     deck: np.ndarray  # int8 [K]
@@ -72,6 +84,9 @@ class KernelSpec(NamedTuple):
     out_of_turn: bool  # meld_out_of_turn
     variant_phases: bool  # the observation ends with the variant phases
     direction: int  # 1: play goes clockwise (to the next seat up), -1: counterclockwise
+    groups_only: bool  # joker_mode="groups_only": jokers meld only as groups of jokers
+    double4: bool  # four_of_a_kind_double: groups of four melded at once (doubled)
+    placements: int  # placement columns in use (search.py): the core ones, or all with the blocks above
 
 
 def _near(spec: GameSpec) -> np.ndarray:
@@ -80,17 +95,18 @@ def _near(spec: GameSpec) -> np.ndarray:
     start = layout.start(MELD)
     width = layout.start(JOKER_GROUP) + NUM_RANKS - start
     naturals = np.arange(NUM_NATURAL)
-    placed = np.zeros((width, NUM_NATURAL), dtype=bool)
+    placed = np.zeros((PLACEMENTS, NUM_NATURAL), dtype=bool)
     placed[: table.cards.shape[0]] = table.matrix[:NUM_NATURAL].T > 0
     for block in range(3):
         placed[table.cards.shape[0] + block * NUM_NATURAL + naturals, naturals] = True
     rank, suit = CARD_RANK[:NUM_NATURAL].astype(np.int64), CARD_SUIT[:NUM_NATURAL].astype(np.int64)
     for r in range(NUM_RANKS):
         placed[width - NUM_RANKS + r, rank == r] = True
+        placed[GROUP4_OFF + r, rank == r] = True
     same_rank = rank[:, None] == rank[None, :]
     apart = (rank[:, None] - rank[None, :]) % NUM_RANKS
     next_in_suit = (suit[:, None] == suit[None, :]) & np.isin(apart, (1, NUM_RANKS - 1))
-    near = np.zeros((width, NUM_KINDS), dtype=bool)
+    near = np.zeros((PLACEMENTS, NUM_KINDS), dtype=bool)
     near[:, :NUM_NATURAL] = (placed.astype(np.int64) @ (same_rank | next_in_suit)) > 0
     return near
 
@@ -156,4 +172,7 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         out_of_turn=rules.meld_out_of_turn,
         variant_phases=has_variant_phases(rules),
         direction=rules.direction,
+        groups_only=rules.joker_mode == "groups_only",
+        double4=rules.four_of_a_kind_double,
+        placements=PLACEMENTS if rules.joker_mode == "groups_only" or rules.four_of_a_kind_double else CORE_PLACEMENTS,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...cards import ACE, FOUR_ACES_ACE, JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
-from ...melds import GROUP, GROUP_JOKER_SLOT, MAX_GROUP, MAX_RUN, RUN
+from ...melds import GROUP, GROUP_JOKER_SLOT, JOKERS, MAX_GROUP, MAX_RUN, RUN
 from .cards import remove_card
 from .jit import inline, kernel
 
@@ -45,6 +45,8 @@ def refresh_accepts(s, k, g):
             for suit in range(NUM_SUITS):
                 if (s.meld_suits[g, m] >> suit) & 1 == 0:
                     s.accept_group[g, suit * NUM_RANKS + rank] += 1
+        elif s.meld_kind[g, m] == JOKERS and length < MAX_GROUP:
+            s.accept_group[g, JOKER] += 1
 
 
 @kernel
@@ -168,3 +170,83 @@ def four_aces_complete(s, k, g, meld, bits, joker):
             ace = suit * NUM_RANKS + ACE
             s.melded_points[g, s.meld_owner[g, meld, suit]] += FOUR_ACES_ACE - k.values[ace]
     return k.values[JOKER] if joker else FOUR_ACES_ACE
+
+
+@inline
+def new_slot(s, g, kind, length):
+    """Open the next meld slot for a meld of ``kind`` and ``length`` cards put down by the seat to act."""
+    slot = s.num_melds[g]
+    s.num_melds[g] += 1
+    s.turn_melds[g, slot] = True
+    s.meld_kind[g, slot] = kind
+    s.meld_by[g, slot] = s.current[g]
+    s.meld_len[g, slot] = length
+    s.meld_rank[g, slot] = -1
+    s.meld_suit[g, slot] = -1
+    s.meld_lo[g, slot] = 0
+    s.meld_suits[g, slot] = 0
+    return slot
+
+
+@inline
+def doubled(s, k, g, slot, points):
+    """``four_of_a_kind_double``: a group of four put down at once scores double."""
+    if not k.double4 or s.meld_len[g, slot] != MAX_GROUP:
+        return points
+    s.meld_double[g, slot] = True
+    return 2 * points
+
+
+@kernel
+def create_group4(s, k, g, rank):
+    """Put down the group of four of ``rank`` from the acting hand (jokers for suits lacking); returns points."""
+    seat = s.current[g]
+    slot = new_slot(s, g, GROUP, MAX_GROUP)
+    s.meld_rank[g, slot] = rank
+    jokers = 0
+    points = 0
+    for suit in range(NUM_SUITS):
+        card = suit * NUM_RANKS + rank
+        if s.hand[g, seat, card] > 0:
+            remove_card(s, g, seat, card)
+            s.meld_suits[g, slot] |= 1 << suit
+            s.placed[g, seat, card] += 1
+            s.meld_owner[g, slot, suit] = seat
+            points += FOUR_ACES_ACE if k.four_aces and rank == ACE else k.values[card]
+        else:
+            remove_card(s, g, seat, JOKER)
+            s.meld_owner[g, slot, GROUP_JOKER_SLOT + jokers] = seat
+            s.meld_joker[g, slot, GROUP_JOKER_SLOT + jokers] = True
+            jokers += 1
+            s.table_jokers[g, NUM_NATURAL + rank] += 1
+            points += k.values[JOKER]
+    s.placed[g, seat, JOKER] += jokers
+    refresh_accepts(s, k, g)
+    return doubled(s, k, g, slot, points)
+
+
+@kernel
+def create_jokers(s, k, g, count):
+    """``groups_only``: put down a group of ``count`` jokers (3 or 4) from the acting hand; returns points."""
+    seat = s.current[g]
+    slot = new_slot(s, g, JOKERS, count)
+    for i in range(count):
+        remove_card(s, g, seat, JOKER)
+        s.meld_owner[g, slot, GROUP_JOKER_SLOT + i] = seat
+        s.meld_joker[g, slot, GROUP_JOKER_SLOT + i] = True
+    s.placed[g, seat, JOKER] += count
+    refresh_accepts(s, k, g)
+    return doubled(s, k, g, slot, count * k.values[JOKER])
+
+
+@kernel
+def extend_jokers(s, k, g):
+    """``groups_only``: lay off a joker on the earliest group of three jokers; returns its points (single)."""
+    meld = 0
+    for m in range(s.num_melds[g]):
+        if s.meld_kind[g, m] == JOKERS and s.meld_len[g, m] < MAX_GROUP:
+            meld = m
+            break
+    place_card(s, g, meld, GROUP_JOKER_SLOT + s.meld_len[g, meld], True, JOKER)
+    refresh_accepts(s, k, g)
+    return k.values[JOKER]

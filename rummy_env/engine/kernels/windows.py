@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...actions import MELD, PASS
+from ...actions import PASS
 from ..state import NOBODY, OUT_OF_TURN_PHASE
 from .cards import begin_draw
 from .jit import kernel
-from .search import PLACEMENTS, RUN_OFF, hand_total, minimum_search, play_mask_core
+from .search import column_action, column_cards, hand_total, minimum_search, play_mask_core, write_placements
 from .seats import seat_after
+from .spec import PLACEMENTS
 
 
 @kernel
@@ -21,14 +22,15 @@ def window_moves(s, k, g, seat, allowed, work):
     hopeful = np.zeros(PLACEMENTS, dtype=np.bool_)
     play_mask_core(s, k, g, allowed, hopeful)
     total = hand_total(s, g, seat)
-    for w in range(PLACEMENTS):
-        if allowed[w] and total - (3 if w < RUN_OFF else 1) < 1:
+    hand = s.hand[g, seat]
+    for w in range(k.placements):
+        if allowed[w] and total - column_cards(k, hand, w)[0] < 1:
             allowed[w] = False
     if k.minimum > 0 and not s.opened[g, seat]:
         masks, hopes, cursor, base = work
-        for w in range(PLACEMENTS):
+        for w in range(k.placements):
             if allowed[w]:
-                allowed[w] = minimum_search(s, g, seat, k.offsets[MELD] + w, k, s, masks, hopes, cursor, base)
+                allowed[w] = minimum_search(s, g, seat, column_action(k, w), k, s, masks, hopes, cursor, base)
     s.current[g] = acting
     return allowed.any()
 
@@ -92,7 +94,5 @@ def out_of_turn_mask(s, k, g, row, work):
     seat = s.current[g]
     allowed = np.zeros(PLACEMENTS, dtype=np.bool_)
     any_move = window_moves(s, k, g, seat, allowed, work)
-    start = k.offsets[MELD]
-    for w in range(PLACEMENTS):
-        row[start + w] = allowed[w]
+    write_placements(k, row, allowed)
     row[k.offsets[PASS]] = s.turn_points[g] == 0 or s.opened[g, seat] or not any_move

@@ -8,7 +8,7 @@ import numpy as np
 from ..spec import GameSpec
 from ..state import State, empty_state
 from .arrays import StateArrays, as_arrays
-from .search import PLACEMENTS
+from .spec import PLACEMENTS
 
 
 class Work:
