@@ -175,3 +175,15 @@ def test_search_agent_plays_for_its_side():
     seats = np.array([[0, 1, 0, 1], [1, 0, 1, 0]])
     results = play_games(rules, agents, seats, np.array([5, 5], dtype=np.uint64), check=True)
     assert not results.truncated.any() and np.allclose(results.win_shares()[:, :2].sum(axis=1), 1.0)
+
+
+def test_the_persian_checkpoint_plays_both_seats_of_its_side():
+    """models/persian_team_mlp.zip (shared weights for both partners) plays legal Persian games against a side of
+    strategics, from either side."""
+    rules = Rules.preset("persian")
+    agents = [make_agent(str(ROOT / "models" / "persian_team_mlp.zip"), rules, seed=0), make_agent("strategic", rules)]
+    seats = np.array([[0, 1, 0, 1], [1, 0, 1, 0]])
+    results = play_games(rules, agents, seats, np.arange(2, dtype=np.uint64), batch=2, check=True)
+    assert not results.truncated.any()
+    shares = results.win_shares()
+    assert np.array_equal(shares[:, 0], shares[:, 2]) and np.allclose(shares[:, :2].sum(axis=1), 1.0)
