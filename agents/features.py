@@ -22,12 +22,13 @@ from rummy_env.actions import (
     MELD,
     MELD_GROUP4,
     MELD_JOKERS,
+    MELD_RUN4,
 )
 from rummy_env.cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, NUM_SUITS, card_kind
 from rummy_env.engine.masks import acting_hand, pile_melds
 from rummy_env.engine.spec import GameSpec, game_spec
 from rummy_env.engine.state import State
-from rummy_env.melds import run_high_ok, run_low_ok
+from rummy_env.melds import NUM_GROUP_PATTERNS, run_high_ok, run_low_ok
 from rummy_env.rules import Rules
 
 from . import kernels
@@ -43,6 +44,7 @@ class PlanTables:
     """Per-rules constants for planning, as the kernels take them: meld patterns, what they accept, card values."""
 
     cards: np.ndarray  # int64 [P, 3] the natural cards of each pattern
+    enabled: np.ndarray  # bool [P] the pattern is a legal 3-card meld
     card_points: np.ndarray  # int64 [P, 3] value of each natural card where it stands in the pattern
     joker_value: int  # points a joker scores wherever it is melded
     max_lacking: np.ndarray  # int64 [P] cards jokers may play in the pattern (-1: disabled)
@@ -70,8 +72,9 @@ class PlanTables:
 
 @lru_cache(maxsize=64)
 def plan_tables(rules: Rules) -> PlanTables:
-    """The planning constants of a rules configuration (cached)."""
-    table = game_spec(rules).table
+    """The planning constants of a rules configuration (cached); under ``min_run=4`` the plans still use the
+    3-card patterns (4-card runs are scored by ``run4_scores``)."""
+    table = game_spec(rules.replace(min_run=3)).table
     corner = rules.ace_around_corner
     patterns = len(table.cards)
     accept_run = np.zeros((patterns, NUM_KINDS), dtype=bool)
@@ -94,6 +97,7 @@ def plan_tables(rules: Rules) -> PlanTables:
                 neighbours[c, card_kind(suit, other % NUM_RANKS)] = True
     return PlanTables(
         cards=table.cards.astype(np.int64),
+        enabled=table.enabled,
         card_points=table.card_points.astype(np.int64),
         joker_value=table.joker_value,
         max_lacking=table.max_lacking.astype(np.int64),
@@ -124,6 +128,21 @@ def _blocks(rules: Rules) -> np.ndarray:
 def play_blocks(spec: GameSpec) -> np.ndarray:
     """``int64 [12]`` start and stop of the meld, lay-off run/group, joker run/group and discard action blocks."""
     return _blocks(spec.rules)
+
+
+def run4_scores(spec: GameSpec, hand: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``scores`` with the ``meld_run4`` block (``min_run=4``) filled like the kernels score a meld: above every
+    discard, by the points put down, less ``JOKER_PENALTY`` per joker."""
+    block = spec.layout.block(MELD_RUN4)
+    if block.stop == block.start:
+        return scores
+    table = spec.table
+    cards = table.cards[NUM_GROUP_PATTERNS:].astype(np.int64)
+    held = np.asarray(hand)[:, cards] > 0
+    points = np.where(held, table.card_points[NUM_GROUP_PATTERNS:], table.joker_value).sum(axis=2)
+    lacking = (~held).sum(axis=2)
+    scores[:, block] = MELD_BONUS + points - kernels.JOKER_PENALTY * lacking
+    return scores
 
 
 def _hands(hand: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ from rummy_env.engine.masks import acting_hand
 
 from . import kernels
 from .base import HeuristicAgent
-from .features import persian_play, plan_tables, play_blocks, top_melds_now
+from .features import persian_play, plan_tables, play_blocks, run4_scores, top_melds_now
 
 
 class GreedyAgent(HeuristicAgent):
@@ -58,6 +58,7 @@ class GreedyAgent(HeuristicAgent):
             pt.values,
             pt.partners,
         )
+        scores = run4_scores(spec, hand, scores)
         return persian_play(spec, engine.state, games, scores, hold_three=False)
 
     def score_rummy(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -43,7 +43,16 @@ from rummy_env.engine.state import State
 
 from . import kernels
 from .base import HeuristicAgent
-from .features import Plan, connections, persian_blocks, persian_play, plan_tables, play_blocks, table_accepts
+from .features import (
+    Plan,
+    connections,
+    persian_blocks,
+    persian_play,
+    plan_tables,
+    play_blocks,
+    run4_scores,
+    table_accepts,
+)
 from .kernels import NEVER
 
 
@@ -134,7 +143,7 @@ class StrategicAgent(HeuristicAgent):
             *state_arrays(s),
             s.stock_len,
             spec.counts,
-            spec.table.enabled,
+            plan_tables(spec.rules).enabled,
             spec.rules.rummy_calls != "off",
             spec.rules.partnership,
             *plan_tables(spec.rules).planner,
@@ -142,6 +151,7 @@ class StrategicAgent(HeuristicAgent):
             plan_tables(spec.rules).accepts,
             weights,
         )
+        scores = run4_scores(spec, acting_hand(s, games), scores)
         if not persian_blocks(spec):
             return scores
         return persian_play(spec, s, games, scores, hold_three=~self.ending(engine, games))
@@ -182,7 +192,7 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
         *state_arrays(s),
         spec.counts,
         plan_tables(spec.rules).cards,
-        spec.table.enabled,
+        plan_tables(spec.rules).enabled,
         plan_tables(spec.rules).partners,
         spec.rules.rummy_calls != "off",
         spec.rules.partnership,

@@ -18,7 +18,7 @@ discard             53     ``discard C``
 rummy               P      ``rummy D``
 pass                1      ``pass``
 skip                0/1    ``skip`` (``stock_exhausted="play_out"`` only)
-meld (runs of 4)    0      kind 12, reserved for ``min_run=4``
+meld (runs of 4)    0/52   ``meld 9H TH JH QH`` (suit, low rank; ``min_run=4``)
 meld (groups of 4)  0/13   ``meld 6C 6D 6H 6S`` (``four_of_a_kind_double``)
 meld (jokers)       0/2    ``meld JK JK JK``, ``meld JK JK JK JK`` (``joker_mode="groups_only"``)
 joker on jokers     0/1    ``layoff JK group`` (``joker_mode="groups_only"``)
@@ -49,7 +49,7 @@ from .cards import (
     parse_card,
     parse_rank,
 )
-from .melds import NUM_PATTERNS, meld_table
+from .melds import NUM_PATTERNS, NUM_RUN_PATTERNS, meld_table, run4_cards
 from .rules import Rules
 
 DRAW, STOP, TAKE, MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP, DISCARD, RUMMY, PASS = range(11)
@@ -140,6 +140,10 @@ def _format_meld(pattern: int) -> str:
     return "meld " + " ".join(card_str(c) for c in table.cards[pattern])
 
 
+def _format_run4(arg: int) -> str:
+    return "meld " + " ".join(card_str(c) for c in run4_cards(arg // NUM_RANKS, arg % NUM_RANKS))
+
+
 _FORMATTERS = {
     DRAW: lambda a: "draw",
     STOP: lambda a: "stop",
@@ -156,6 +160,7 @@ _FORMATTERS = {
     MELD_GROUP4: lambda a: "meld " + " ".join(card_str(s * NUM_RANKS + a) for s in range(NUM_SUITS)),
     MELD_JOKERS: lambda a: "meld " + " ".join([JOKER_TEXT] * (3 + a)),
     LAYOFF_JOKER: lambda a: "layoff JK group",
+    MELD_RUN4: _format_run4,
 }
 
 
@@ -261,5 +266,6 @@ def action_layout(max_depth: int, extra: tuple[int, ...] = ()) -> ActionLayout:
 def layout_for(rules: Rules) -> ActionLayout:
     """The action layout of a rules configuration."""
     groups_only = int(rules.joker_mode == "groups_only")
-    extra = (int(rules.stock_exhausted == "play_out"), 0, NUM_RANKS * rules.four_of_a_kind_double, 2 * groups_only)
+    run4 = NUM_RUN_PATTERNS * (rules.min_run == 4)
+    extra = (int(rules.stock_exhausted == "play_out"), run4, NUM_RANKS * rules.four_of_a_kind_double, 2 * groups_only)
     return action_layout(rules.deck_size, (*extra, groups_only))

@@ -7,7 +7,9 @@ at most onto a final ace; with it, any rotation up to 13 cards is a run.
 
 The 104 meld patterns are the 3-card melds an action can put down: 52 groups
 (a rank and the suit left out) and 52 runs (a suit and the rank of the low
-card; ``lo = 12`` is K-A-2, only legal with ``ace_around_corner``).
+card; ``lo = 12`` is K-A-2, only legal with ``ace_around_corner``). Under
+``min_run=4`` the 52 run patterns are 4-card runs (the ``meld_run4`` actions)
+and the table's card columns are four wide, groups padded with -1.
 """
 
 from __future__ import annotations
@@ -38,9 +40,9 @@ def run_ranks(lo: int, length: int) -> list[int]:
     return [(lo + i) % NUM_RANKS for i in range(length)]
 
 
-def run_is_valid(lo: int, length: int, around_corner: bool) -> bool:
-    """Whether a run of ``length`` cards starting at rank ``lo`` is legal."""
-    if not 3 <= length <= MAX_RUN:
+def run_is_valid(lo: int, length: int, around_corner: bool, min_run: int = 3) -> bool:
+    """Whether a run of ``length`` cards starting at rank ``lo`` is legal (at least ``min_run`` cards)."""
+    if not min_run <= length <= MAX_RUN:
         return False
     return around_corner or lo + length - 1 <= NUM_RANKS
 
@@ -69,11 +71,17 @@ def run_pattern_cards(suit: int, lo: int) -> list[int]:
     return [card_kind(suit, r) for r in run_ranks(lo, 3)]
 
 
+def run4_cards(suit: int, lo: int) -> list[int]:
+    """The four cards of a 4-card run (``min_run=4``), low to high."""
+    return [card_kind(suit, r) for r in run_ranks(lo, 4)]
+
+
 @dataclass(frozen=True)
 class MeldTable:
     """Per-rules tables over the 104 meld patterns and card values."""
 
-    cards: np.ndarray  # int8 [P, 3] the natural cards of each pattern
+    cards: np.ndarray  # int8 [P, W] the natural cards of each pattern (W = 4 under min_run 4, -1 padded)
+    size: np.ndarray  # int64 [P] cards of each pattern
     is_group: np.ndarray  # bool [P]
     rank: np.ndarray  # int8 [P] group rank (-1 for runs)
     suit: np.ndarray  # int8 [P] run suit (-1 for groups)
@@ -82,9 +90,9 @@ class MeldTable:
     max_lacking: np.ndarray  # int64 [P] cards jokers may play: 2 in a group, 3 in a run, 0 if not wild, -1 disabled
     matrix: np.ndarray  # float32 [53, P] 1 where the natural card is in the pattern
     natural_gain: np.ndarray  # float32 [53, P] value of the card minus a joker's, where in the pattern
-    card_points: np.ndarray  # int16 [P, 3] value of each natural card where it stands in the pattern
-    of_card: np.ndarray  # int16 [53, 6] patterns holding each natural card (-1 pad)
-    partners: np.ndarray  # int8 [53, 6, 2] the two other cards of those patterns (-1 pad)
+    card_points: np.ndarray  # int16 [P, W] value of each natural card where it stands in the pattern
+    of_card: np.ndarray  # int16 [53, 6 or 7] patterns holding each natural card (-1 pad)
+    partners: np.ndarray  # int8 [53, 6 or 7, W - 1] the other cards of those patterns (-1 pad)
     values: np.ndarray  # int16 [53] value of each kind in hand or melded
     low_ace: int  # value of an ace melded as the low card of a run
     around_corner: bool
@@ -109,22 +117,25 @@ def meld_table(rules: Rules) -> MeldTable:
             suit.append(-1)
             lo.append(-1)
             enabled.append(True)
+    width = rules.min_run
     for s in range(NUM_SUITS):
         for low in range(NUM_RANKS):
-            cards.append(run_pattern_cards(s, low))
+            cards.append([card_kind(s, r) for r in run_ranks(low, width)])
             is_group.append(False)
             rank.append(-1)
             suit.append(s)
             lo.append(low)
-            enabled.append(run_is_valid(low, 3, rules.ace_around_corner))
-    cards_arr = np.array(cards, dtype=np.int8)
+            enabled.append(run_is_valid(low, width, rules.ace_around_corner, width))
+    cards_arr = np.array([row + [-1] * (width - len(row)) for row in cards], dtype=np.int8)
+    size = np.array([len(row) for row in cards], dtype=np.int64)
     matrix = np.zeros((NUM_KINDS, NUM_PATTERNS), dtype=np.float32)
     gain = np.zeros((NUM_KINDS, NUM_PATTERNS), dtype=np.float32)
-    points = np.zeros((NUM_PATTERNS, 3), dtype=np.int16)
-    of_card = np.full((NUM_KINDS, PATTERNS_PER_CARD), -1, dtype=np.int16)
-    partners = np.full((NUM_KINDS, PATTERNS_PER_CARD, 2), -1, dtype=np.int8)
+    points = np.zeros((NUM_PATTERNS, width), dtype=np.int16)
+    per_card = PATTERNS_PER_CARD + width - 3
+    of_card = np.full((NUM_KINDS, per_card), -1, dtype=np.int16)
+    partners = np.full((NUM_KINDS, per_card, width - 1), -1, dtype=np.int8)
     filled = np.zeros(NUM_KINDS, dtype=np.int64)
-    for p, trio in enumerate(cards_arr):
+    for p, trio in enumerate(cards):
         for i, c in enumerate(trio):
             matrix[c, p] = 1.0
             card_value = low_ace if (not is_group[p] and lo[p] == ACE and i == 0) else values[c]
@@ -132,16 +143,18 @@ def meld_table(rules: Rules) -> MeldTable:
             points[p, i] = card_value
             if enabled[p]:
                 of_card[c, filled[c]] = p
-                partners[c, filled[c]] = [x for j, x in enumerate(trio) if j != i]
+                others = [x for j, x in enumerate(trio) if j != i]
+                partners[c, filled[c], : len(others)] = others
                 filled[c] += 1
     return MeldTable(
         cards=cards_arr,
+        size=size,
         is_group=np.array(is_group),
         rank=np.array(rank, dtype=np.int8),
         suit=np.array(suit, dtype=np.int8),
         lo=np.array(lo, dtype=np.int8),
         enabled=np.array(enabled),
-        max_lacking=np.where(enabled, np.where(is_group, 2, 3) * (rules.joker_mode == "wild"), -1),
+        max_lacking=np.where(enabled, np.where(is_group, 2, width) * (rules.joker_mode == "wild"), -1),
         matrix=matrix,
         natural_gain=gain,
         card_points=points,

@@ -56,13 +56,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .actions import DISCARD, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, RUMMY, TAKE
+from .actions import DISCARD, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, MELD_RUN4, RUMMY, TAKE
 from .actions import DRAW as DRAW_KIND
 from .actions import PASS as PASS_KIND
 from .actions import STOP as STOP_KIND
 from .cards import card_str
 from .engine import Engine
 from .engine.state import GAME_OVER, PHASE_NAMES
+from .melds import NUM_GROUP_PATTERNS
 from .rules import Rules
 from .scenario import load_scenario, state_dict
 
@@ -569,9 +570,10 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
         last_hand[games] = hand_no
         starts = np.isin(kind, (DRAW_KIND, STOP_KIND, TAKE, RUMMY))
         turn[games[starts], seat[starts]] += 1
-        is_meld = kind == MELD
-        trio = table.cards[np.where(is_meld, arg, 0)].astype(np.int64)  # [n, 3]
-        lacking = (np.take_along_axis(hand, trio, axis=1) == 0).sum(axis=1)
+        is_meld = np.isin(kind, (MELD, MELD_RUN4))
+        pattern = np.where(kind == MELD_RUN4, NUM_GROUP_PATTERNS + arg, np.where(is_meld, arg, 0))
+        trio = table.cards[pattern].astype(np.int64)  # [n, 3], [n, 4] under min_run 4 (-1 padded)
+        lacking = ((np.take_along_axis(hand, np.maximum(trio, 0), axis=1) == 0) & (trio >= 0)).sum(axis=1)
         jokers = np.where(is_meld, lacking, np.isin(kind, (JOKER_RUN, JOKER_GROUP)).astype(np.int64))
         values = table.values.astype(np.int64)
         is_discard = kind == DISCARD
@@ -586,7 +588,7 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
                 taken = [card_str(c) for c in s.pile[g, size - 1 - arg[row] : size]]
                 cards.append(" ".join(taken))
                 card.append(taken[0])
-            elif k == MELD:
+            elif k in (MELD, MELD_RUN4):
                 cards.append(text[5:])
                 card.append("")
             elif k in (LAYOFF_RUN, LAYOFF_GROUP, DISCARD):
@@ -599,7 +601,7 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
             else:
                 cards.append("")
                 card.append("")
-        placing = np.isin(kind, (MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP))
+        placing = np.isin(kind, (MELD, MELD_RUN4, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP))
         pending.update(
             games=games,
             seat=seat,

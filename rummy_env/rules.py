@@ -89,6 +89,7 @@ class Rules:
     four_of_a_kind_double: bool = False
     meld_out_of_turn: bool = False
     direction: int = 1
+    min_run: int = 3
 
     def __post_init__(self) -> None:
         self._check_types()
@@ -172,6 +173,8 @@ class Rules:
             raise ValueError(f"Rules.direction must be 1 (clockwise) or -1 (counterclockwise), got {self.direction!r}")
         if not _is_int(self.stock_draw) or self.stock_draw not in (1, 2):
             raise ValueError(f"Rules.stock_draw must be 1 or 2, got {self.stock_draw!r}")
+        if not _is_int(self.min_run) or self.min_run not in (3, 4):
+            raise ValueError(f"Rules.min_run must be 3 or 4, got {self.min_run!r}")
         if not _is_int(self.seven_run_bonus) or self.seven_run_bonus < 0:
             raise ValueError(f"Rules.seven_run_bonus must be a non-negative integer, got {self.seven_run_bonus!r}")
         if self.stock_exhausted == "play_out" and self.floating:

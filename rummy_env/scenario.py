@@ -207,7 +207,7 @@ def _parse_run(spec: GameSpec, placed: list[tuple[int, int]], owners: list[int],
     lo = int(CARD_RANK[stands[0]])
     if [int(CARD_RANK[s]) for s in stands] != [(lo + i) % NUM_RANKS for i in range(len(stands))]:
         _fail(f"{where}: a run lists consecutive cards low to high, got {[card_str(s) for s in stands]}")
-    if not run_is_valid(lo, len(stands), spec.rules.ace_around_corner):
+    if not run_is_valid(lo, len(stands), spec.rules.ace_around_corner, spec.rules.min_run):
         _fail(f"{where}: {[card_str(s) for s in stands]} is not a legal run under these rules")
     return {"kind": RUN, "suit": suits.pop(), "lo": lo, "placed": placed, "owners": owners, "by": owner}
 

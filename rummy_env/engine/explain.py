@@ -15,6 +15,7 @@ from ..actions import (
     MELD,
     MELD_GROUP4,
     MELD_JOKERS,
+    MELD_RUN4,
     PASS,
     RUMMY,
     SKIP,
@@ -22,6 +23,7 @@ from ..actions import (
     TAKE,
 )
 from ..cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, card_str
+from ..melds import NUM_GROUP_PATTERNS
 from .spec import GameSpec
 from .state import (
     DRAW_PHASE,
@@ -141,10 +143,14 @@ def _placement_reason(spec, s, g, kind, arg, hand) -> str | None:
     groups_only = spec.rules.joker_mode == "groups_only"
     if groups_only and kind in (JOKER_RUN, JOKER_GROUP):
         return 'jokers are not wild under joker_mode="groups_only": they meld only in groups of jokers'
+    if kind == MELD and spec.rules.min_run == 4 and not table.is_group[arg]:
+        return "under min_run=4 a new run has at least four cards ('meld C1 C2 C3 C4')"
+    if kind == MELD_RUN4:
+        kind, arg = MELD, NUM_GROUP_PATTERNS + arg
     if kind == MELD:
         if not table.enabled[arg]:
-            return "K-A-2 is a run only with ace_around_corner"
-        lacking = [card_str(c) for c in table.cards[arg] if hand[c] == 0]
+            return "that run goes around the corner (K-A-2), legal only with ace_around_corner"
+        lacking = [card_str(c) for c in table.cards[arg] if c >= 0 and hand[c] == 0]
         if lacking and groups_only:
             return f'you lack {" ".join(lacking)} (jokers are not wild under joker_mode="groups_only")'
         if len(lacking) > jokers:

@@ -294,7 +294,7 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
         assert phase in ("rummy", "out_of_turn"), ctx
     elif phase == "out_of_turn":  # RULES §8.6: melds and lay-offs only, keeping a card
         assert rules.meld_out_of_turn and verb in ("meld", "layoff"), ctx
-        assert sum(hand.values()) > (3 if verb == "meld" else 1), f"{ctx}: it would leave no card"
+        assert sum(hand.values()) > (len(words) - 1 if verb == "meld" else 1), f"{ctx}: it would leave no card"
     elif phase == "opening":  # RULES §8.4: the first player's whole first turn is a discard
         assert verb == "discard" and rules.first_discard == "player" and not sd["discard"], ctx
     else:
@@ -321,10 +321,12 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
         assert lacking <= hand["JK"], f"{ctx}: lacks {lacking} card(s), holds {hand['JK']} joker(s)"
         if rules.joker_mode == "groups_only":  # RULES §8.2: jokers meld only with jokers
             assert lacking == 0 and ("JK" not in cards or set(cards) == {"JK"}), f"{ctx}: jokers are not wild"
-        if len(cards) == 4 and set(cards) != {"JK"}:
-            assert rules.four_of_a_kind_double and len({c[0] for c in cards}) == 1, f"{ctx}: no group of four"
+        if len(cards) == 4 and set(cards) != {"JK"} and len({c[0] for c in cards}) == 1:
+            assert rules.four_of_a_kind_double, f"{ctx}: no group of four"
         if len({c[0] for c in cards}) == 1:
             assert lacking <= 2, f"{ctx}: a group needs a natural card"
+        else:  # RULES §8.5: a new run has min_run cards, put down in one action
+            assert len(cards) == rules.min_run, f"{ctx}: a new run has {rules.min_run} cards"
         if sd["obliged"] not in (None, "JK"):
             assert sd["obliged"] in cards, f"{ctx} while {sd['obliged']} is obliged"
     elif verb == "layoff":
@@ -694,6 +696,7 @@ def random_rules(rng: random.Random, **fixed: Any) -> Rules:
     d["stock_draw"] = rng.choice([1, 1, 2])
     d["seven_run_bonus"] = rng.choice([0, 0, 500])
     d["direction"] = rng.choice([1, 1, -1])
+    d["min_run"] = rng.choice([3, 3, 4])
     d.update(fixed)
     if d["stock_exhausted"] == "play_out" and d["going_out"] in ("float", "float_unplayable_discard"):
         if "going_out" in fixed:  # RULES §8.7: play_out cannot be combined with floating
@@ -745,6 +748,7 @@ def rules_strategy():
         "stock_draw": st.sampled_from([1, 2]),
         "seven_run_bonus": st.sampled_from([0, 500]),
         "direction": st.sampled_from([1, -1]),
+        "min_run": st.sampled_from([3, 4]),
         **{name: st.sampled_from(values) for name, values in CHOICE_FIELDS.items()},
         **{name: st.booleans() for name in FLAG_FIELDS},
     }

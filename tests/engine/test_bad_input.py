@@ -109,6 +109,8 @@ BAD_RULES = [
     ("joker_mode", None),
     ("four_of_a_kind_double", 1),
     ("four_of_a_kind_double", "yes"),
+    ("min_run", 5),
+    ("min_run", "4"),
 ]
 
 

@@ -19,6 +19,7 @@ from ...actions import (
     LAYOFF_JOKER,
     LAYOFF_RUN,
     MELD,
+    MELD_RUN4,
     PASS,
     RUMMY,
     SKIP,
@@ -26,7 +27,7 @@ from ...actions import (
     TAKE,
 )
 from ...cards import JOKER, NUM_KINDS
-from ...melds import NUM_PATTERNS, PATTERNS_PER_CARD
+from ...melds import NUM_PATTERNS, NUM_RUN_PATTERNS
 from ...rules import JOKER_GROUP_SIZE
 from ..state import DRAW_PHASE, GAME_OVER, OPENING_PHASE, OUT_OF_TURN_PHASE, PLAY_PHASE, RUMMY_PHASE
 from .jit import inline, kernel
@@ -80,11 +81,14 @@ def pile_melds(s, k, g, hand, meld_ok, lay_ok):
         card = s.pile[g, size - 1 - d]
         if card != JOKER:
             threshold = FAR
-            for i in range(PATTERNS_PER_CARD):
+            for i in range(k.of_card.shape[1]):
                 if k.of_card[card, i] < 0:
                     continue
                 a, b = avail[k.partners[card, i, 0]], avail[k.partners[card, i, 1]]
-                reach = min(max(a, b) + 1, max(min(a, b) + 1, one_joker), two_jokers)
+                if k.run4 and k.partners[card, i, 2] >= 0:
+                    reach = run4_reach(k, a, b, avail[k.partners[card, i, 2]], jokers, held, hand)
+                else:
+                    reach = min(max(a, b) + 1, max(min(a, b) + 1, one_joker), two_jokers)
                 threshold = min(threshold, reach)
             meld_ok[d] = d >= threshold
         elif k.groups_only:
@@ -100,12 +104,41 @@ def pile_melds(s, k, g, hand, meld_ok, lay_ok):
             for p in range(NUM_PATTERNS):
                 cards = k.pat_cards[p]
                 missing = 3 - (avail[cards[0]] < d) - (avail[cards[1]] < d) - (avail[cards[2]] < d)
+                if k.run4 and k.pat_size[p] == 4:
+                    missing += avail[cards[3]] >= d
                 if missing >= 1 and missing <= min(above + 1, k.max_lacking[p]):
                     ok = True
                     break
             meld_ok[d] = ok
         lay_ok[d] = table_fits(s, k, g, card)
     return size
+
+
+@inline
+def run4_reach(k, a, b, c, jokers, held, hand):
+    """The least depth at which a natural card melds into a 4-card run whose other cards are available from
+    depths ``a``, ``b``, ``c`` (-1: in hand), jokers filling the gaps; ``going_out="discard_required"`` also
+    needs a card left to discard."""
+    lo, mid, hi = min(a, b, c), a + b + c - min(a, b, c) - max(a, b, c), max(a, b, c)
+    reach = min(hi + 1, max(mid + 1, nth_joker(jokers, held, 1)))
+    reach = min(reach, max(lo + 1, nth_joker(jokers, held, 2)), nth_joker(jokers, held, 3))
+    total = 0
+    for x in range(NUM_KINDS):
+        total += hand[x]
+    if k.going_out == OUT_DISCARD_REQUIRED and total > 0:
+        reach = max(reach, 4 - total)
+    return reach
+
+
+@inline
+def nth_joker(jokers, held, n):
+    """The least depth from which ``n`` jokers are at hand (held, or in the pile above; ``jokers``: sorted
+    depths of the pile's jokers)."""
+    if held >= n:
+        return 0
+    if n - held - 1 < jokers.shape[0]:
+        return jokers[n - held - 1] + 1
+    return FAR
 
 
 @kernel
@@ -256,6 +289,10 @@ def restrict_openings(s, k, g, row, work):
         for w in range(CORE_PLACEMENTS, k.placements):
             a = column_action(k, w)
             if column_enabled(k, w) and row[a]:
+                row[a] = reaches_minimum(s, k, g, seat, a, work)
+    if k.run4 and phase == PLAY_PHASE:
+        for a in range(k.offsets[MELD_RUN4], k.offsets[MELD_RUN4] + NUM_RUN_PATTERNS):
+            if row[a]:
                 row[a] = reaches_minimum(s, k, g, seat, a, work)
 
 

@@ -25,11 +25,12 @@ from ...actions import (
     MELD,
     MELD_GROUP4,
     MELD_JOKERS,
+    MELD_RUN4,
     RUMMY,
     TAKE,
 )
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
-from ...melds import NUM_PATTERNS
+from ...melds import NUM_GROUP_PATTERNS, NUM_PATTERNS
 from ..state import OUT_OF_TURN_PHASE
 from .arrays import copy_row
 from .cards import call_rummy, mix64, take_from_pile
@@ -73,9 +74,12 @@ def hand_total(s, g, seat):
 
 @inline
 def lacking(k, hand, pattern):
-    """How many of a meld pattern's three cards ``hand`` lacks."""
+    """How many of a meld pattern's cards (three, or four in a ``min_run=4`` run) ``hand`` lacks."""
     cards = k.pat_cards[pattern]
-    return 3 - (hand[cards[0]] > 0) - (hand[cards[1]] > 0) - (hand[cards[2]] > 0)
+    missing = 3 - (hand[cards[0]] > 0) - (hand[cards[1]] > 0) - (hand[cards[2]] > 0)
+    if k.run4 and k.pat_size[pattern] == 4:
+        missing += hand[cards[3]] == 0
+    return missing
 
 
 @inline
@@ -91,7 +95,7 @@ def lacking4(hand, rank):
 def column_cards(k, hand, w):
     """Cards placement column ``w`` takes from the hand, and how many of them are jokers."""
     if w < RUN_OFF:
-        return 3, lacking(k, hand, w)
+        return k.pat_size[w], lacking(k, hand, w)
     if w < JOKER_RUN_OFF:
         return 1, 0
     if w < GROUP4_OFF:
@@ -105,7 +109,9 @@ def column_cards(k, hand, w):
 
 @inline
 def column_action(k, w):
-    """The action id of placement column ``w``."""
+    """The action id of placement column ``w`` (the run patterns are the ``meld_run4`` block under min_run 4)."""
+    if k.run4 and w >= NUM_GROUP_PATTERNS and w < NUM_PATTERNS:
+        return k.offsets[MELD_RUN4] + w - NUM_GROUP_PATTERNS
     if w < CORE_PLACEMENTS:
         return k.offsets[MELD] + w
     if w < JOKERS_OFF:
@@ -129,6 +135,10 @@ def write_placements(k, row, allowed):
     start = k.offsets[MELD]
     for w in range(CORE_PLACEMENTS):
         row[start + w] = allowed[w]
+    if k.run4:
+        for w in range(NUM_GROUP_PATTERNS, NUM_PATTERNS):
+            row[start + w] = False
+            row[column_action(k, w)] = allowed[w]
     for w in range(CORE_PLACEMENTS, k.placements):
         if column_enabled(k, w):
             row[column_action(k, w)] = allowed[w]
@@ -219,6 +229,8 @@ def place(s, k, g, kind, arg):
     """Put down a meld or lay off (action block ``kind``, argument ``arg``); returns the points."""
     if kind == MELD:
         return create_meld(s, k, g, arg)
+    if kind == MELD_RUN4:
+        return create_meld(s, k, g, NUM_GROUP_PATTERNS + arg)
     if kind == LAYOFF_GROUP:
         return extend_group(s, k, g, k.card_rank[arg], arg)
     if kind == JOKER_GROUP:

@@ -61,15 +61,16 @@ class KernelSpec(NamedTuple):
     act_arg: np.ndarray  # int64 [A] argument of each action id
     deck: np.ndarray  # int8 [K]
     values: np.ndarray  # int64 [53]
-    pat_cards: np.ndarray  # int64 [104, 3]
+    pat_cards: np.ndarray  # int64 [104, 3] ([104, 4] under min_run 4, groups -1 padded)
+    pat_size: np.ndarray  # int64 [104] cards of each pattern
     pat_group: np.ndarray  # bool [104]
     pat_rank: np.ndarray  # int64 [104]
     pat_suit: np.ndarray  # int64 [104]
     pat_lo: np.ndarray  # int64 [104]
     max_lacking: np.ndarray  # int64 [104]
-    card_points: np.ndarray  # int64 [104, 3]
-    of_card: np.ndarray  # int64 [53, 6]
-    partners: np.ndarray  # int64 [53, 6, 2]
+    card_points: np.ndarray  # int64 [104, 3 or 4]
+    of_card: np.ndarray  # int64 [53, 6 or 7]
+    partners: np.ndarray  # int64 [53, 6 or 7, 2 or 3]
     in_pattern: np.ndarray  # bool [53, 104]
     near: np.ndarray  # bool [W, 53] natural cards a placement may newly let fit the table
     card_rank: np.ndarray  # int64 [53]
@@ -87,6 +88,7 @@ class KernelSpec(NamedTuple):
     groups_only: bool  # joker_mode="groups_only": jokers meld only as groups of jokers
     double4: bool  # four_of_a_kind_double: groups of four melded at once (doubled)
     placements: int  # placement columns in use (search.py): the core ones, or all with the blocks above
+    run4: bool  # min_run=4: the run patterns are 4-card runs, put down by the meld_run4 block
 
 
 def _near(spec: GameSpec) -> np.ndarray:
@@ -150,6 +152,7 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         deck=np.ascontiguousarray(spec.deck, dtype=np.int8),
         values=i64(table.values),
         pat_cards=i64(table.cards),
+        pat_size=i64(table.size),
         pat_group=np.ascontiguousarray(table.is_group, dtype=np.bool_),
         pat_rank=i64(table.rank),
         pat_suit=i64(table.suit),
@@ -175,4 +178,5 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         groups_only=rules.joker_mode == "groups_only",
         double4=rules.four_of_a_kind_double,
         placements=PLACEMENTS if rules.joker_mode == "groups_only" or rules.four_of_a_kind_double else CORE_PLACEMENTS,
+        run4=rules.min_run == 4,
     )

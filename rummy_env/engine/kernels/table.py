@@ -51,31 +51,33 @@ def refresh_accepts(s, k, g):
 
 @kernel
 def create_meld(s, k, g, pattern):
-    """Put down 3-card meld ``pattern`` from the acting hand (jokers for cards lacking); returns points."""
+    """Put down meld ``pattern`` (3 cards, or a 4-card run under ``min_run=4``) from the acting hand (jokers
+    for cards lacking); returns points."""
     seat = s.current[g]
     group = k.pat_group[pattern]
-    natural = (
-        s.hand[g, seat, k.pat_cards[pattern, 0]] > 0,
-        s.hand[g, seat, k.pat_cards[pattern, 1]] > 0,
-        s.hand[g, seat, k.pat_cards[pattern, 2]] > 0,
-    )
-    for i in range(3):
-        remove_card(s, g, seat, k.pat_cards[pattern, i] if natural[i] else JOKER)
+    size = k.pat_size[pattern]
+    natural = 0  # bit i: card i of the pattern comes from the hand
+    for i in range(size):
+        if s.hand[g, seat, k.pat_cards[pattern, i]] > 0:
+            natural |= 1 << i
+    for i in range(size):
+        remove_card(s, g, seat, k.pat_cards[pattern, i] if (natural >> i) & 1 else JOKER)
     slot = s.num_melds[g]
     s.num_melds[g] += 1
     s.turn_melds[g, slot] = True
     s.meld_kind[g, slot] = GROUP if group else RUN
     s.meld_by[g, slot] = seat
-    s.meld_len[g, slot] = 3
+    s.meld_len[g, slot] = size
     s.meld_rank[g, slot] = k.pat_rank[pattern]
     s.meld_suit[g, slot] = k.pat_suit[pattern]
     s.meld_lo[g, slot] = max(k.pat_lo[pattern], 0)
     suits = 0
     jokers = 0
     points = 0
-    for i in range(3):
+    for i in range(size):
         card = k.pat_cards[pattern, i]
-        if natural[i]:
+        from_hand = (natural >> i) & 1 == 1
+        if from_hand:
             suits |= 1 << k.card_suit[card]
             where = k.card_suit[card] if group else k.card_rank[card]
             s.placed[g, seat, card] += 1
@@ -86,7 +88,7 @@ def create_meld(s, k, g, pattern):
             s.table_jokers[g, NUM_NATURAL + k.card_rank[card] if group else card] += 1
             points += k.values[JOKER]
         s.meld_owner[g, slot, where] = seat
-        s.meld_joker[g, slot, where] = not natural[i]
+        s.meld_joker[g, slot, where] = not from_hand
     s.placed[g, seat, JOKER] += jokers
     s.meld_suits[g, slot] = suits if group else 0
     refresh_accepts(s, k, g)
