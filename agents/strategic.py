@@ -39,7 +39,7 @@ from rummy_env.cards import JOKER
 from rummy_env.engine import Engine
 from rummy_env.engine.masks import acting_hand
 from rummy_env.engine.spec import GameSpec
-from rummy_env.engine.state import State
+from rummy_env.engine.state import LAY_OFF_PHASE, State
 
 from . import kernels
 from .base import HeuristicAgent
@@ -166,6 +166,16 @@ class StrategicAgent(HeuristicAgent):
             rival = np.arange(s.hand.shape[1])[None, :] != current[:, None]
         nearest = np.where(rival, sizes, 1 << 30).min(axis=1)
         return (s.stock_len[games] <= p.urgent_stock) | (nearest <= p.urgent_hand)
+
+    def score_window(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """As in play (lay-offs before discards, ``pass`` at zero), except that after the partner went out
+        (``add_to_winner``) it keeps its cards: their value goes to its own side."""
+        scores = super().score_window(engine, games, mask)
+        s = engine.state
+        if engine.spec.rules.partnership:
+            partner_out = (s.phase[games] == LAY_OFF_PHASE) & (s.discarder[games] % 2 == s.current[games] % 2)
+            scores[partner_out, engine.spec.layout.start(PASS)] = np.inf
+        return scores
 
     def discard_scores(
         self, spec: GameSpec, s: State, games: np.ndarray, hand: np.ndarray, rest: np.ndarray

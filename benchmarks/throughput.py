@@ -64,7 +64,10 @@ import numpy as np
 
 from rummy_env import Engine, Rules
 
-ROWS = ("engine", "aec", "aec-hand", "openspiel", "rlcard")
+ROWS = ("engine", "aec", "aec-hand", "variants", "openspiel", "rlcard")
+# the "variants" row: a heavy mix of RULES §8 switches (windows between turns, 4-card runs, lay-offs after
+# going out, draws of two) on the batched engine, at the largest batch, from a lock-step start
+HEAVY_MIX = Rules(players=3, meld_out_of_turn=True, min_run=4, hand_scoring="add_to_winner", stock_draw=2)
 BASELINES = ("openspiel", "rlcard")
 
 
@@ -165,9 +168,8 @@ def desynchronised_state(rules: Rules, rows: int, seed: int, steps: int, pool: i
     return holder.state
 
 
-def bench_engine(args: Args, batch: int, pool_state) -> Row:
-    rules = Rules()
-    eng = Engine(rules, num_games=batch, seed=args.seed)
+def bench_engine(args: Args, batch: int, pool_state, rules: Rules | None = None, label: str = "") -> Row:
+    eng = Engine(rules or Rules(), num_games=batch, seed=args.seed)
     rng = np.random.default_rng(args.seed)
     note = ""
     if batch > 1:
@@ -202,13 +204,19 @@ def bench_engine(args: Args, batch: int, pool_state) -> Row:
         split["step"] += t4 - t3
         steps += 1
         t0 = t4
-    name = f"rummy-env Engine, batch {batch}" + (" (one game)" if batch == 1 else "")
+    name = f"rummy-env Engine{label}, batch {batch}" + (" (one game)" if batch == 1 else "")
     return Row(name, batch, steps * batch, games, t0 - start, split, note)
 
 
 # ---------------------------------------------------------------------------------------------
 # 2. The PettingZoo AEC env (one game)
 # ---------------------------------------------------------------------------------------------
+
+
+def _mix_text() -> str:
+    """The switches of ``HEAVY_MIX`` that differ from the defaults, as ``field=value``."""
+    base = Rules().to_dict()
+    return ", ".join(f"{k}={v}" for k, v in HEAVY_MIX.to_dict().items() if v != base[k])
 
 
 def bench_aec(args: Args, episode: str = "game") -> Row:
@@ -408,6 +416,7 @@ def main() -> None:
     benches = {
         "aec": bench_aec,
         "aec-hand": lambda a: bench_aec(a, episode="hand"),
+        "variants": lambda a: bench_engine(a, max(a.batches), None, HEAVY_MIX, " (variants: " + _mix_text() + ")"),
         "openspiel": bench_openspiel,
         "rlcard": bench_rlcard,
     }

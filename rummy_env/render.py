@@ -41,13 +41,16 @@ def render_table(
         else:
             known = counts_to_cards(s.known[g, p])
             held = f"{len(cards)} card(s)" + (f", known: {' '.join(show(c) for c in known)}" if known else "")
-        marks = "*" if p == sd["current_player"] and PHASE_NAMES[int(s.phase[g])] != "game_over" else " "
+        marks = "*" if p == int(s.current[g]) and PHASE_NAMES[int(s.phase[g])] != "game_over" else " "
         floating = " (floating)" if sd["floating"][p] else ""
         lines.append(f"{marks} player_{p} [{sd['melded_points'][p]:+d} melded]{floating}: {held}")
     if sd["obliged"]:
         lines.append(f"obliged to meld: {show_text(sd['obliged'], show)}")
     if sd["phase"] == "out_of_turn":
         lines.append("melding out of turn, asked: " + ", ".join(f"player_{q}" for q in sd["rummy_queue"]))
+    if sd["phase"] == "lay_off_after_out":
+        asked = ", ".join(f"player_{q}" for q in sd["rummy_queue"])
+        lines.append(f"player_{sd['current_player']} went out; laying off before the count, asked: {asked}")
     if sd["hand_scores"] is not None:
         lines.append("last hand: " + "  ".join(f"player_{p}={v:+d}" for p, v in enumerate(sd["hand_scores"])))
     return "\n".join(lines)

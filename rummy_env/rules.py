@@ -20,6 +20,7 @@ CHOICES = {
     "first_discard": ("stock", "player"),
     "next_dealer": ("left", "winner"),
     "joker_mode": ("wild", "groups_only"),
+    "hand_scoring": ("subtract", "add_to_winner"),
 }
 FLAGS = (
     "take_top_requires_meld",
@@ -90,6 +91,7 @@ class Rules:
     meld_out_of_turn: bool = False
     direction: int = 1
     min_run: int = 3
+    hand_scoring: str = "subtract"
 
     def __post_init__(self) -> None:
         self._check_types()

@@ -38,6 +38,7 @@ from .engine.spec import GameSpec
 from .engine.state import (
     DRAW_PHASE,
     GAME_OVER,
+    LAY_OFF_PHASE,
     NOBODY,
     OPENING_PHASE,
     OUT_OF_TURN_PHASE,
@@ -342,7 +343,8 @@ def _load_sides(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
 
 
 def _load_turn_melds(s: State, sc: Mapping[str, Any]) -> None:
-    """``turn_melds``: indices of the melds put down in the turn in progress (the 'play' phase only)."""
+    """``turn_melds``: indices of the melds put down in the turn in progress (the 'play' phase; kept through
+    the lay-offs after going out)."""
     turn_melds = sc.get("turn_melds") or []
     if not isinstance(turn_melds, (list, tuple)):
         _fail(f"turn_melds must be a list of meld indices, got {turn_melds!r}")
@@ -350,8 +352,8 @@ def _load_turn_melds(s: State, sc: Mapping[str, Any]) -> None:
     for m in turn_melds:
         if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m < count:
             _fail(f"turn_melds must hold indices of melds 0..{count - 1}, got {m!r}")
-    if turn_melds and s.phase[0] != PLAY_PHASE:
-        _fail("turn_melds is only possible in the 'play' phase")
+    if turn_melds and s.phase[0] not in (PLAY_PHASE, LAY_OFF_PHASE):
+        _fail("turn_melds is only possible in the 'play' and 'lay_off_after_out' phases")
     s.turn_melds[0, list(turn_melds)] = True
 
 
@@ -412,7 +414,7 @@ def _load_turn(spec: GameSpec, s: State, sc: Mapping[str, Any], points: np.ndarr
     )
     _load_known(spec, s, sc)
     _load_obligation(spec, s, sc)
-    if s.phase[0] != GAME_OVER and not spec.rules.floating and empty.any():
+    if s.phase[0] not in (GAME_OVER, LAY_OFF_PHASE) and not spec.rules.floating and empty.any():
         _fail(
             f"player {int(np.argmax(empty))} holds no cards, "
             f"which ends the hand under going_out={spec.rules.going_out!r}"
@@ -450,6 +452,9 @@ def _load_obligation(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
             _fail(f"the obliged card {card_str(int(s.obliged[0]))} must be in player {seat}'s hand")
         s.obliged_new[0] = not s.called[0] and spec.rules.take_requires_new_meld
     queue = [_seat(q, players, "rummy_queue") for q in sc.get("rummy_queue", []) or []]
+    if phase == LAY_OFF_PHASE:
+        _load_lay_offs(spec, s, sc, queue)
+        return
     if phase == OUT_OF_TURN_PHASE and not spec.rules.meld_out_of_turn:
         _fail("phase 'out_of_turn' needs meld_out_of_turn=True")
     if phase in (RUMMY_PHASE, OUT_OF_TURN_PHASE):
@@ -472,6 +477,24 @@ def _load_obligation(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
         _fail("out of turn the discarder is not asked, and nothing is obliged or taken")
 
 
+def _load_lay_offs(spec: GameSpec, s: State, sc: Mapping[str, Any], queue: list[int]) -> None:
+    """Phase ``lay_off_after_out``: ``current_player`` went out; ``rummy_queue`` lists the seats still to lay off."""
+    seat = int(s.current[0])
+    if spec.rules.hand_scoring != "add_to_winner":
+        _fail("phase 'lay_off_after_out' needs hand_scoring='add_to_winner'")
+    if s.hand[0, seat].sum() > 0:
+        _fail("in phase 'lay_off_after_out' current_player is the player who went out, so holds no cards")
+    if not queue or seat in queue or len(set(queue)) != len(queue):
+        _fail("in phase 'lay_off_after_out' rummy_queue lists the seats still to lay off (the one asked now first)")
+    if s.obliged[0] >= 0 or s.top_taken[0] >= 0 or s.called[0]:
+        _fail("in phase 'lay_off_after_out' nothing is obliged, taken or called")
+    if sc.get("discarder", seat) != seat:
+        _fail("in phase 'lay_off_after_out' discarder is the player who went out (current_player)")
+    s.rummy_queue[0, : len(queue)] = queue
+    s.discarder[0] = seat
+    s.current[0] = queue[0]
+
+
 def state_dict(spec: GameSpec, s: State, g: int) -> dict[str, Any]:
     """Game ``g``'s position in the scenario schema, plus phase and bookkeeping (loads back exactly)."""
     players = spec.players
@@ -488,7 +511,7 @@ def state_dict(spec: GameSpec, s: State, g: int) -> dict[str, Any]:
         "discard": [card_str(c) for c in s.pile[g, : s.pile_len[g]]],
         "stock": [card_str(c) for c in s.stock[g, : s.stock_len[g]][::-1]],
         "melds": [_meld_dict(s, g, m) for m in range(int(s.num_melds[g]))],
-        "current_player": int(s.current[g]),
+        "current_player": int(s.discarder[g] if s.phase[g] == LAY_OFF_PHASE else s.current[g]),
         "scores": s.scores[g].tolist(),
         "dealer": int(s.dealer[g]),
         "phase": PHASE_NAMES[int(s.phase[g])],

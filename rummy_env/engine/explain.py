@@ -28,6 +28,7 @@ from .spec import GameSpec
 from .state import (
     DRAW_PHASE,
     GAME_OVER,
+    LAY_OFF_PHASE,
     OPENING_PHASE,
     OUT_OF_TURN_PHASE,
     PHASE_NAMES,
@@ -50,6 +51,7 @@ _WHAT_PHASE_ALLOWS = {
     PLAY_PHASE: "meld, lay off or discard",
     RUMMY_PHASE: "rummy D or pass",
     OUT_OF_TURN_PHASE: "meld, lay off (keeping a card) or pass",
+    LAY_OFF_PHASE: "layoff (before the count, after a player went out) or pass",
 }
 
 
@@ -74,6 +76,8 @@ def _reason(spec: GameSpec, s: State, g: int, action: int, phase: int, seat: int
         needed = OPENING_PHASE
     if phase == OUT_OF_TURN_PHASE and (kind == PASS or (needed == PLAY_PHASE and kind != DISCARD)):
         return _out_of_turn_reason(spec, s, g, kind, arg, s.hand[g, seat], seat)
+    if phase == LAY_OFF_PHASE and kind in (LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP):
+        return _placement_reason(spec, s, g, kind, arg, s.hand[g, seat]) or "it does not fit the table"
     if needed != phase:
         return f"it is the {PHASE_NAMES[phase]} phase, where the legal moves are {_WHAT_PHASE_ALLOWS[phase]}"
     hand = s.hand[g, seat]

@@ -75,7 +75,7 @@ class ObsLayout:
 
 def has_variant_phases(rules: Rules) -> bool:
     """Whether the rules have phases beyond draw, play, "Rummy!" and game over (the observation then shows them)."""
-    return rules.meld_out_of_turn or rules.first_discard == "player"
+    return rules.meld_out_of_turn or rules.first_discard == "player" or rules.hand_scoring == "add_to_winner"
 
 
 @cache

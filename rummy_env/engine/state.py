@@ -46,7 +46,7 @@ class State:
     phase: np.ndarray  # int8 [G]
     current: np.ndarray  # int8 [G] seat to act
     dealer: np.ndarray  # int8 [G]
-    discarder: np.ndarray  # int8 [G] seat of the last discard (for the Rummy! window)
+    discarder: np.ndarray  # int8 [G] seat of the last discard (Rummy! window); who went out in lay_off_after_out
     obliged: np.ndarray  # int8 [G] card that must be melded next, or -1
     obliged_new: np.ndarray  # bool [G] the obliged card must start a new meld
     called: np.ndarray  # bool [G] the obliged card comes from a Rummy! call

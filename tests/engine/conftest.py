@@ -24,7 +24,7 @@ from rummy_env import Rules
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 ALL_NATURALS = [r + s for s in SUITS for r in RANKS]
-PHASES = ("draw", "play", "rummy", "game_over", "opening", "out_of_turn")
+PHASES = ("draw", "play", "rummy", "game_over", "opening", "out_of_turn", "lay_off_after_out")
 VERBS = ("draw", "stop", "take", "meld", "layoff", "discard", "rummy", "pass")
 
 # Rules fields and the values a random variant draws from (SPEC "Configuration").
@@ -48,6 +48,23 @@ FLAG_FIELDS = (
     "meld_out_of_turn",
     "four_of_a_kind_double",
 )
+
+
+def acting_seat(sd: dict) -> int:
+    """The seat to act: ``current_player``, except in the lay-offs after going out (SPEC: the queue's head)."""
+    return sd["rummy_queue"][0] if sd["phase"] == "lay_off_after_out" else sd["current_player"]
+
+
+def hand_gains(rules: Rules, left: list[int], went_out: int | None) -> list[int]:
+    """RULES §7 / §8.7: what the value left in each hand adds to each seat's hand score."""
+    n = rules.players
+    if rules.hand_scoring == "subtract":
+        return [-v for v in left]
+    if went_out is not None:  # add_to_winner: every hand goes to the player who went out
+        return [sum(left) - left[p] if p == went_out else 0 for p in range(n)]
+    if n == 2 or rules.partnership:  # nobody out: each adds the next seat's hand (the other player / side)
+        return [left[rules.seat_after(p, 1)] for p in range(n)]
+    return [0] * n
 
 
 def agent(i: int) -> str:
@@ -291,7 +308,9 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
     elif verb == "rummy":
         assert phase == "rummy", ctx
     elif verb == "pass":
-        assert phase in ("rummy", "out_of_turn"), ctx
+        assert phase in ("rummy", "out_of_turn", "lay_off_after_out"), ctx
+    elif phase == "lay_off_after_out":  # RULES §8.7 add_to_winner: lay-offs only, before the count
+        assert rules.hand_scoring == "add_to_winner" and verb == "layoff", ctx
     elif phase == "out_of_turn":  # RULES §8.6: melds and lay-offs only, keeping a card
         assert rules.meld_out_of_turn and verb in ("meld", "layoff"), ctx
         assert sum(hand.values()) > (len(words) - 1 if verb == "meld" else 1), f"{ctx}: it would leave no card"
@@ -425,6 +444,10 @@ class TransitionChecker:
         self.game_over = False
         self.kinds_seen: collections.Counter = collections.Counter()
         self.turn_new = set(first.get("turn_melds") or [])
+        # melded_points beyond the melds' owners: lay-offs after going out score for nobody (add_to_winner),
+        # and a seven-run bonus is booked when its player goes out into those lay-offs
+        mine = self.scorer.points(first["melds"], self.n)
+        self.extra = [m - p for m, p in zip(first["melded_points"], mine, strict=True)]
         self.check_state(first, "start")
         if from_deal:
             self.check_fresh_deal(first)
@@ -469,15 +492,20 @@ class TransitionChecker:
             if meld.get("double"):
                 assert self.rules.four_of_a_kind_double and len(meld["cards"]) == 4, f"{where}: {meld}"
         if sd["phase"] != "game_over":
-            mine = self.scorer.points(sd["melds"], self.n)
+            mine = [p + e for p, e in zip(self.scorer.points(sd["melds"], self.n), self.extra, strict=True)]
             assert mine == sd["melded_points"], f"{where}: melded_points {sd['melded_points']} != {mine} from melds"
         for p, known in enumerate(sd["known"]):
             assert not (collections.Counter(known) - collections.Counter(sd["hands"][p])), (
                 f"{where}: known[{p}]={known} not in hand {sd['hands'][p]}"
             )
-        if not self.rules.floating:
-            if sd["phase"] != "game_over":
-                assert all(sd["hands"]), f"{where}: an empty hand outside floating: {sd['hands']}"
+        if not self.rules.floating and sd["phase"] not in ("game_over", "lay_off_after_out"):
+            assert all(sd["hands"]), f"{where}: an empty hand outside floating: {sd['hands']}"
+        if sd["phase"] == "lay_off_after_out":  # RULES §8.7: the others lay off, from the winner's left
+            queue, out = sd["rummy_queue"], sd["current_player"]
+            assert self.rules.hand_scoring == "add_to_winner" and queue and out not in queue, where
+            assert not sd["hands"][out] and sd["hands"][queue[0]] and sd["discarder"] == out, where
+            order = sorted(queue, key=lambda q: ((q - out) * self.rules.direction) % self.n)
+            assert queue == order, f"{where}: queue {queue} out of order"
         if sd["phase"] in ("rummy", "out_of_turn"):
             assert sd["rummy_queue"] and sd["rummy_queue"][0] == sd["current_player"], where
             assert sd["current_player"] != sd["discarder"], where
@@ -488,21 +516,29 @@ class TransitionChecker:
         rules, n = self.rules, self.n
         where = f"step {step_no}: player_{actor} {action!r}"
         self.kinds_seen[action_kind(action)] += 1
-        assert prev["current_player"] == actor, where
+        assert acting_seat(prev) == actor, where
         self.track_turn_melds(prev, action)
         check_action_plausible(prev, actor, action, rules)
         assert abs(sum(rewards)) < 1e-5, f"{where}: rewards {rewards} do not sum to zero"
-        melded = self.scorer.points(prev["melds"], n)
-        self.check_state(new, where)
-
+        melded = [p + e for p, e in zip(self.scorer.points(prev["melds"], n), self.extra, strict=True)]
         new_hand = new["hand_no"] != prev["hand_no"] or (new["phase"] == "game_over")
         placed = placement_effect(prev, actor, action, rules)
+        window = prev["phase"] == "lay_off_after_out"
+        if window and placed is not None:  # laid off before the count: it scores for nobody
+            self.extra[actor] -= placed[1]
+        if new["phase"] == "lay_off_after_out" and not window and action.startswith("discard"):
+            self.extra[actor] += rules.seven_run_bonus * self.seven_run(prev)
+        if new_hand:
+            self.extra = [0] * n
+        self.check_state(new, where)
+
         if not new_hand:
             self.check_effect(prev, actor, action, new, placed, where)
             assert new["scores"] == prev["scores"], where
             assert rewards == [0.0] * n, f"{where}: non-zero rewards {rewards} in the middle of a hand"
             if not rules.floating and action.startswith(("discard", "meld", "layoff")):
-                assert new["hands"][actor] or actor != new["current_player"], where
+                out_window = new["phase"] == "lay_off_after_out"
+                assert new["hands"][actor] or actor != new["current_player"] or out_window, where
             return
 
         # ---- the hand ended on this step
@@ -514,12 +550,14 @@ class TransitionChecker:
             gained = placed[1]
         elif action.startswith("discard"):
             after[action.split()[1]] -= 1
-        else:
+        elif not window:
             assert action == "stop", f"{where}: a hand can only end by going out or by 'stop'"
             assert rules.stock_exhausted != "play_out", f"{where}: under play_out only going out ends a hand"
         after = +after
         went_out = None
-        if action != "stop":
+        if window:  # the last lay-off (or pass) before the count of add_to_winner
+            went_out, gained = prev["current_player"], 0
+        elif action != "stop":
             assert not after, f"{where}: the hand ended but player_{actor} still holds {sorted(after.elements())}"
             went_out = actor
         melded[actor] += gained
@@ -528,7 +566,9 @@ class TransitionChecker:
         hands = [collections.Counter(h) for h in prev["hands"]]
         hands[actor] = after
         penalty = not (went_out is None and rules.stock_exhausted == "end_no_penalty")  # RULES §8.7
-        expected = [melded[p] - penalty * hand_value(hands[p].elements(), rules) for p in range(n)]
+        left = [penalty * hand_value(hands[p].elements(), rules) for p in range(n)]
+        gains = hand_gains(rules, left, went_out)
+        expected = [melded[p] + gains[p] for p in range(n)]
         if went_out is not None and action.startswith("discard") and self.seven_run(prev):
             expected[went_out] += rules.seven_run_bonus  # RULES §8.7: the Master Rummy hand
         if went_out is not None:
@@ -607,7 +647,7 @@ class TransitionChecker:
                 assert new["discard"] == [card], where
             else:
                 assert new["discard"] == prev["discard"] + [card], where
-            assert new["current_player"] != actor, where
+            assert new["current_player"] != actor or new["phase"] == "lay_off_after_out", where
             if prev["phase"] == "opening":  # RULES §8.4: no "Rummy!" window after the opening discard
                 assert new["phase"] == "draw" and new["current_player"] == self.rules.seat_after(actor), where
             self.check_turn_order(actor, new, where)
@@ -697,6 +737,7 @@ def random_rules(rng: random.Random, **fixed: Any) -> Rules:
     d["seven_run_bonus"] = rng.choice([0, 0, 500])
     d["direction"] = rng.choice([1, 1, -1])
     d["min_run"] = rng.choice([3, 3, 4])
+    d["hand_scoring"] = rng.choice(["subtract", "subtract", "add_to_winner"])
     d.update(fixed)
     if d["stock_exhausted"] == "play_out" and d["going_out"] in ("float", "float_unplayable_discard"):
         if "going_out" in fixed:  # RULES §8.7: play_out cannot be combined with floating
@@ -749,6 +790,7 @@ def rules_strategy():
         "seven_run_bonus": st.sampled_from([0, 500]),
         "direction": st.sampled_from([1, -1]),
         "min_run": st.sampled_from([3, 4]),
+        "hand_scoring": st.sampled_from(["subtract", "add_to_winner"]),
         **{name: st.sampled_from(values) for name, values in CHOICE_FIELDS.items()},
         **{name: st.booleans() for name in FLAG_FIELDS},
     }
@@ -941,7 +983,7 @@ def play_checked_game(
         if all(env.terminations.values()):
             break
         actor = seat_of(env.agent_selection)
-        assert sd["current_player"] == actor
+        assert acting_seat(sd) == actor
         stats.phases[sd["phase"]] += 1
         ids = None
         for p in range(rules.players):

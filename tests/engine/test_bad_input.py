@@ -111,6 +111,8 @@ BAD_RULES = [
     ("four_of_a_kind_double", "yes"),
     ("min_run", 5),
     ("min_run", "4"),
+    ("hand_scoring", "add"),
+    ("hand_scoring", None),
 ]
 
 

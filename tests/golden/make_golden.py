@@ -65,6 +65,10 @@ GAMES: dict[str, tuple[dict, int]] = {
         {"players": 4, "direction": -1, "meld_out_of_turn": True, "first_discard": "player", "target_score": 100},
         3,
     ),
+    "3p_add_to_winner_run4": (
+        {"players": 3, "hand_scoring": "add_to_winner", "min_run": 4, "target_score": 150},
+        31,
+    ),
     "4p_partnership": ({"players": 4, "partnership": True, "target_score": 150}, 3),
     "4p_partnership_deals_bonuses": (
         {
@@ -135,6 +139,8 @@ def state_line(env, memory: dict) -> str:
         parts.append("melds=" + melds)
     if sd["obliged"]:
         parts.append(f"obliged={sd['obliged']}")
+    if sd["phase"] == "lay_off_after_out":
+        parts.append("asked=" + ",".join(f"p{q}" for q in sd["rummy_queue"]))
     if any(sd["floating"]):
         parts.append("floating=" + ",".join(f"p{p}" for p in range(n) if sd["floating"][p]))
     rewards = [float(env.rewards[f"player_{p}"]) for p in range(n)]

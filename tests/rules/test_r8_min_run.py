@@ -137,3 +137,24 @@ def test_illegal_four_card_run_is_explained():
         g.env.step(g.env.action_from_str("meld 9H TH JH QH"))
     with pytest.raises(ValueError, match="min_run=4"):
         g.env.step(g.env.action_from_str("meld 9H TH JH"))
+
+
+def test_a_deep_take_counts_jokers_only_where_they_are_wild():
+    """A joker may fill a 4-card run for a deep take (8H 9H TH + JK as JH), but not under
+    joker_mode="groups_only", where jokers meld only with jokers."""
+    hands = [["9H", "TH", "JK", "2C", "5D"], ["2D", "3S", "4C"]]
+    wild = start(hands=hands, discard=["4H", "8H", "KC"], jokers_per_deck=4, **H)
+    assert "take 1" in wild.legal()
+    groups_only = start(hands=hands, discard=["4H", "8H", "KC"], jokers_per_deck=4, joker_mode="groups_only", **H)
+    assert "take 1" not in groups_only.legal()
+
+
+def test_a_four_card_run_may_not_leave_only_the_card_taken_from_the_top():
+    """§4: the card taken alone from the top may not be discarded this turn, so melding a run of four
+    that leaves only that card is refused; with another card left to discard it is legal."""
+    g = start(hands=[["TH", "JH", "QH", "KH"], ["2D", "3S", "4C"]], discard=["2S", "9D"], **H)
+    g.play("p0:take 0")
+    assert "meld TH JH QH KH" not in g.legal()
+    ok = start(hands=[["TH", "JH", "QH", "KH", "2C"], ["2D", "3S", "4C"]], discard=["2S", "9D"], **H)
+    ok.play("p0:take 0", "p0:meld TH JH QH KH", "p0:discard 2C")
+    assert ok.sd()["melded_points"][0] == 40

@@ -29,7 +29,7 @@ from ...actions import (
 from ...cards import JOKER, NUM_KINDS
 from ...melds import NUM_PATTERNS, NUM_RUN_PATTERNS
 from ...rules import JOKER_GROUP_SIZE
-from ..state import DRAW_PHASE, GAME_OVER, OPENING_PHASE, OUT_OF_TURN_PHASE, PLAY_PHASE, RUMMY_PHASE
+from ..state import DRAW_PHASE, GAME_OVER, LAY_OFF_PHASE, OPENING_PHASE, OUT_OF_TURN_PHASE, PLAY_PHASE, RUMMY_PHASE
 from .jit import inline, kernel
 from .search import (
     column_action,
@@ -42,7 +42,7 @@ from .search import (
     write_placements,
 )
 from .spec import CORE_PLACEMENTS, LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT_UNPLAYABLE
-from .windows import out_of_turn_mask
+from .windows import lay_off_mask, out_of_turn_mask
 
 FAR = 10_000  # depth of a card that is nowhere at hand
 
@@ -120,8 +120,10 @@ def run4_reach(k, a, b, c, jokers, held, hand):
     depths ``a``, ``b``, ``c`` (-1: in hand), jokers filling the gaps; ``going_out="discard_required"`` also
     needs a card left to discard."""
     lo, mid, hi = min(a, b, c), a + b + c - min(a, b, c) - max(a, b, c), max(a, b, c)
-    reach = min(hi + 1, max(mid + 1, nth_joker(jokers, held, 1)))
-    reach = min(reach, max(lo + 1, nth_joker(jokers, held, 2)), nth_joker(jokers, held, 3))
+    reach = hi + 1
+    if not k.groups_only:  # wild jokers fill the gaps
+        reach = min(reach, max(mid + 1, nth_joker(jokers, held, 1)))
+        reach = min(reach, max(lo + 1, nth_joker(jokers, held, 2)), nth_joker(jokers, held, 3))
     total = 0
     for x in range(NUM_KINDS):
         total += hand[x]
@@ -311,6 +313,8 @@ def legal_row(s, k, g, row, work):
         opening_mask(s, k, g, row)
     elif phase == OUT_OF_TURN_PHASE:
         out_of_turn_mask(s, k, g, row, work)
+    elif phase == LAY_OFF_PHASE:
+        lay_off_mask(s, k, g, row)
     if k.minimum > 0:
         restrict_openings(s, k, g, row, work)
     if phase == PLAY_PHASE:

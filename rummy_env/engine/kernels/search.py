@@ -206,7 +206,7 @@ def play_mask_core(s, k, g, allowed, hopeful):
     total = hand_total(s, g, s.current[g])
     top = s.top_taken[g]
     top_count = hand[top] if top >= 0 else 0
-    if total - top_count > (3 if k.placements == CORE_PLACEMENTS else 4):
+    if total - top_count > (3 if k.placements == CORE_PLACEMENTS and not k.run4 else 4):
         return
     melding_out = k.going_out != OUT_DISCARD_REQUIRED
     for w in range(k.placements):

@@ -89,6 +89,7 @@ class KernelSpec(NamedTuple):
     double4: bool  # four_of_a_kind_double: groups of four melded at once (doubled)
     placements: int  # placement columns in use (search.py): the core ones, or all with the blocks above
     run4: bool  # min_run=4: the run patterns are 4-card runs, put down by the meld_run4 block
+    add_to_winner: bool  # hand_scoring="add_to_winner": lay-offs after going out, hands added to the winner
 
 
 def _near(spec: GameSpec) -> np.ndarray:
@@ -179,4 +180,5 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         double4=rules.four_of_a_kind_double,
         placements=PLACEMENTS if rules.joker_mode == "groups_only" or rules.four_of_a_kind_double else CORE_PLACEMENTS,
         run4=rules.min_run == 4,
+        add_to_winner=rules.hand_scoring == "add_to_winner",
     )

@@ -6,14 +6,14 @@ import numpy as np
 
 from ...actions import DISCARD, DRAW, PASS, RUMMY, SKIP, STOP, TAKE
 from ...melds import RUN
-from ..state import GAME_OVER, NOBODY, OPENING_PHASE, OUT_OF_TURN_PHASE, PLAY_PHASE, RUMMY_PHASE
+from ..state import GAME_OVER, LAY_OFF_PHASE, NOBODY, OPENING_PHASE, OUT_OF_TURN_PHASE, PLAY_PHASE, RUMMY_PHASE
 from .cards import begin_draw, call_rummy, deal, draw_stock, push_pile, remove_card, take_from_pile
 from .jit import inline, kernel
 from .masks import callable_depths, reaches_minimum
 from .search import hand_total, place
 from .seats import seat_after
 from .spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
-from .windows import open_out_of_turn, pass_out_of_turn, placed_out_of_turn
+from .windows import lay_off_goes_on, open_lay_offs, open_out_of_turn, pass_out_of_turn, placed_out_of_turn
 
 PLAYING = -2  # the hand goes on (else: -1 nobody went out, or the seat that did)
 SEVEN_RUN = 7  # cards of a run that earns seven_run_bonus
@@ -159,6 +159,20 @@ def pass_call(s, k, g, work):
         s.current[g] = queue[0]
 
 
+@inline
+def out_or_lay_offs(s, k, g, out):
+    """``add_to_winner``: once ``out`` went out, the others lay off before the count (``PLAYING`` while they do)."""
+    if k.add_to_winner and out >= 0 and open_lay_offs(s, k, g, out):
+        return PLAYING
+    return out
+
+
+@inline
+def after_lay_off(s, k, g, passed):
+    """A step of the lay-offs after going out: ``PLAYING`` while somebody is asked, then who went out."""
+    return PLAYING if lay_off_goes_on(s, k, g, passed) else s.discarder[g]
+
+
 @kernel
 def apply_action(s, k, g, action, work):
     """Apply one legal action; returns ``PLAYING``, or who went out (-1: nobody) when the hand ends."""
@@ -179,18 +193,23 @@ def apply_action(s, k, g, action, work):
         if k.opening and s.phase[g] == OPENING_PHASE:
             open_pile(s, k, g, arg)
             return PLAYING
-        return discard(s, k, g, arg, work)
+        return out_or_lay_offs(s, k, g, discard(s, k, g, arg, work))
     elif kind == SKIP:
         s.phase[g] = PLAY_PHASE
     elif kind == PASS:
         if s.phase[g] == OUT_OF_TURN_PHASE:
             pass_out_of_turn(s, k, g, work)
+        elif s.phase[g] == LAY_OFF_PHASE:
+            return after_lay_off(s, k, g, True)
         else:
             pass_call(s, k, g, work)
     elif s.phase[g] == OUT_OF_TURN_PHASE:
         placed_out_of_turn(s, k, g, place(s, k, g, kind, arg), work)
+    elif s.phase[g] == LAY_OFF_PHASE:
+        place(s, k, g, kind, arg)  # laid off before the count: it scores for nobody
+        return after_lay_off(s, k, g, False)
     else:
-        return after_placement(s, k, g, place(s, k, g, kind, arg))
+        return out_or_lay_offs(s, k, g, after_placement(s, k, g, place(s, k, g, kind, arg)))
     return PLAYING
 
 
@@ -287,18 +306,35 @@ def score_rewards(k, scored, total, rewards):
 
 
 @kernel
+def hand_gains(k, left, went_out):
+    """What the cards left in hand (``left [N]``, their values) add to each seat: minus one's own, or under
+    ``add_to_winner`` all of them to who went out (nobody out: 2 players or 2 sides add the next seat's)."""
+    if not k.add_to_winner:
+        return -left
+    gains = np.zeros_like(left)
+    if went_out >= 0:
+        gains[went_out] = left.sum() - left[went_out]
+    elif k.players == 2 or k.partnership:
+        for p in range(k.players):
+            gains[p] = left[seat_after(k, p, 1)]
+    return gains
+
+
+@kernel
 def end_hand(s, k, g, went_out, rewards):
     """Score the hand; then end the episode or deal the next hand. ``rewards [N]`` of this game accumulate."""
     players = k.players
     scored = np.empty(players, dtype=np.int64)
+    left = np.zeros(players, dtype=np.int64)
     total = 0
     for p in range(players):
-        in_hand = 0
         for c in range(s.hand.shape[2]):
-            in_hand += s.hand[g, p, c] * k.values[c]
+            left[p] += s.hand[g, p, c] * k.values[c]
         if k.no_penalty and went_out < 0:
-            in_hand = 0
-        scored[p] = np.int32(s.melded_points[g, p] - in_hand)
+            left[p] = 0
+    gains = hand_gains(k, left, went_out)
+    for p in range(players):
+        scored[p] = np.int32(s.melded_points[g, p] + gains[p])
         total += scored[p]
         s.hand_scores[g, p] = scored[p]
         s.scores[g, p] += scored[p]

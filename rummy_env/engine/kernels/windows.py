@@ -1,15 +1,30 @@
-"""Compiled out-of-turn window (``meld_out_of_turn``): after a discard and any "Rummy!" window with no call,
-each other seat in turn order from the discarder's left may meld and lay off from their hand, keeping a card."""
+"""Compiled windows between turns, asked through ``rummy_queue`` (head = the seat asked now).
+
+The out-of-turn window (``meld_out_of_turn``): after a discard and any "Rummy!" window with no call,
+each other seat in turn order from the discarder's left may meld and lay off from their hand, keeping a
+card. The lay-offs after going out (``hand_scoring="add_to_winner"``): each other seat from the winner's
+left may lay off cards from their hand before the count; those cards score for nobody. While they do,
+``discarder`` holds the seat that went out.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...actions import PASS
-from ..state import NOBODY, OUT_OF_TURN_PHASE
+from ...actions import JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_JOKER, LAYOFF_RUN, PASS
+from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
+from ..state import LAY_OFF_PHASE, NOBODY, OUT_OF_TURN_PHASE
 from .cards import begin_draw
 from .jit import kernel
-from .search import column_action, column_cards, hand_total, minimum_search, play_mask_core, write_placements
+from .search import (
+    column_action,
+    column_cards,
+    hand_total,
+    minimum_search,
+    play_mask_core,
+    table_fits,
+    write_placements,
+)
 from .seats import seat_after
 from .spec import PLACEMENTS
 
@@ -96,3 +111,69 @@ def out_of_turn_mask(s, k, g, row, work):
     any_move = window_moves(s, k, g, seat, allowed, work)
     write_placements(k, row, allowed)
     row[k.offsets[PASS]] = s.turn_points[g] == 0 or s.opened[g, seat] or not any_move
+
+
+@kernel
+def can_lay_off(s, k, g, seat):
+    """Whether ``seat`` holds a card (a joker too) that the table accepts."""
+    for c in range(s.hand.shape[2]):  # noqa: SIM110 (numba compiles no generators)
+        if s.hand[g, seat, c] > 0 and table_fits(s, k, g, c):
+            return True
+    return False
+
+
+@kernel
+def ask_lay_off(s, k, g):
+    """Give the lay-offs after going out to the first queued seat that can lay off; False once none is left
+    (the seat that went out is then current again)."""
+    queue = s.rummy_queue[g]
+    while queue[0] >= 0:
+        if can_lay_off(s, k, g, queue[0]):
+            s.current[g] = queue[0]
+            return True
+        pop_queue(queue)
+    s.current[g] = s.discarder[g]
+    return False
+
+
+@kernel
+def open_lay_offs(s, k, g, out):
+    """``add_to_winner``: ``out`` went out; ask every other seat from their left to lay off before the count.
+    Returns whether anybody is asked."""
+    s.phase[g] = LAY_OFF_PHASE
+    s.discarder[g] = out
+    s.obliged[g] = -1
+    s.obliged_new[g] = False
+    s.top_taken[g] = -1
+    s.called[g] = False
+    s.turn_points[g] = 0
+    s.rummy_queue[g] = NOBODY
+    for j in range(1, k.players):
+        s.rummy_queue[g, j - 1] = seat_after(k, out, j)
+    return ask_lay_off(s, k, g)
+
+
+@kernel
+def lay_off_goes_on(s, k, g, passed):
+    """After a lay-off (or ``pass``) before the count: the seat stays asked while it can lay off more; returns
+    whether anybody is still asked."""
+    if passed or not can_lay_off(s, k, g, s.current[g]):
+        pop_queue(s.rummy_queue[g])
+    return ask_lay_off(s, k, g)
+
+
+@kernel
+def lay_off_mask(s, k, g, row):
+    """The lay-offs after going out: each lay-off of a held card (or joker) the table accepts, and ``pass``."""
+    hand = s.hand[g, s.current[g]]
+    jokers = hand[JOKER] > 0 and not k.groups_only
+    if k.groups_only:
+        row[k.offsets[LAYOFF_JOKER]] = hand[JOKER] > 0 and s.accept_group[g, JOKER] > 0
+    for c in range(NUM_NATURAL):
+        run_open = s.accept_run[g, c] > 0
+        row[k.offsets[LAYOFF_RUN] + c] = hand[c] > 0 and run_open
+        row[k.offsets[LAYOFF_GROUP] + c] = hand[c] > 0 and s.accept_group[g, c] > 0
+        row[k.offsets[JOKER_RUN] + c] = jokers and run_open
+    for r in range(NUM_RANKS):
+        row[k.offsets[JOKER_GROUP] + r] = jokers and s.open_groups[g, r] > 0
+    row[k.offsets[PASS]] = True
