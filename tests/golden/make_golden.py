@@ -25,6 +25,7 @@ import numpy as np
 
 import rummy_env
 from rummy_env import Rules
+from rummy_env.rules import PRESETS
 
 HERE = Path(__file__).resolve().parent
 
@@ -83,20 +84,7 @@ GAMES: dict[str, tuple[dict, int]] = {
         },
         6,
     ),
-    "4p_persian": (
-        {
-            "players": 4,
-            "partnership": True,
-            "jokers_per_deck": 4,
-            "joker_mode": "groups_only",
-            "joker_points": 20,
-            "four_of_a_kind_double": True,
-            "going_out_bonus": 25,
-            "deals": 2,
-            "final_bonus": 50,
-        },
-        53,
-    ),
+    "4p_persian": (dict(PRESETS["persian"]), 53),
 }
 WEIGHTS = {"meld": 12, "layoff": 12, "rummy": 6, "take": 3}
 MAX_STEPS = 3000
