@@ -38,6 +38,7 @@ from .search import (
     minimum_search,
     out_search,
     play_mask_core,
+    start_node,
     table_fits,
     write_placements,
 )
@@ -185,10 +186,24 @@ def draw_mask(s, k, g, row, work):
     top = s.pile[g, size - 1]
     others = total - hand[top]
     alone = others >= 1
-    row[start] = (row[start] and alone) if top_obliges(s, k, g) else alone
+    obliges = top_obliges(s, k, g)
+    row[start] = (row[start] and alone) if obliges else alone
     if others == 0 and k.going_out != OUT_DISCARD_REQUIRED:
         masks, hopes, cursor, base = work
         row[start] = out_search(s, g, seat, start, k, s, masks, hopes, cursor, base)
+    elif obliges and row[start] and hand[top] > 0:
+        row[start] = leaves_moves(s, k, g, seat, start, row, work)
+
+
+@kernel
+def leaves_moves(s, k, g, seat, root, row, work):
+    """Whether ``seat`` has a placement after first move ``root`` (a take that obliges its card's meld, where
+    every meld of it may leave only copies of the taken card, which may not be discarded)."""
+    masks, hopes, cursor, base = work
+    start_node(s, g, seat, root, k, s, base)
+    after = np.zeros_like(row)
+    play_mask(s, k, base, after, (masks, hopes, cursor, base + 1))
+    return after.any()
 
 
 @inline

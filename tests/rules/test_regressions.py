@@ -1,7 +1,4 @@
-"""Known engine bugs, each reproduced as the position where it shows; ``xfail(strict=True)`` flips to a failure
-when the bug is fixed, so the marker must then go."""
-
-import pytest
+"""Positions where the engine once went wrong, found by the random-play runs, each replayed through the public API."""
 
 import rummy_env
 
@@ -101,18 +98,12 @@ STOCK = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="take 0 is offered when the only meld of the taken JD (JD QD KD, two decks) leaves just the other JD, "
-    "which may not be discarded (taken from the top this turn) nor laid off: the turn then has no legal move. "
-    "Found by tests/engine/test_invariants.py::test_slow_batched_thousands_of_games[15].",
-)
-def test_a_top_take_never_leaves_a_turn_without_moves():
+def _top_take_position(hand: list[str], stock: list[str]) -> rummy_env.raw_env:
     env = rummy_env.raw_env(**RULES)
     scenario = {
-        "hands": [["2C", "8H"], ["JD", "QD", "KD"], ["9D", "5H", "TH", "JH", "JK"]],
+        "hands": [["2C", "8H"], hand, ["9D", "5H", "TH", "JH", "JK"]],
         "discard": PILE,
-        "stock": STOCK,
+        "stock": stock,
         "melds": MELDS,
         "current_player": 1,
         "dealer": 1,
@@ -120,6 +111,22 @@ def test_a_top_take_never_leaves_a_turn_without_moves():
         "opened": [True, True, True],
     }
     env.reset(seed=0, options={"scenario": scenario})
+    return env
+
+
+def test_a_top_take_never_leaves_a_turn_without_moves():
+    """Two decks: the only meld of the taken JD (JD QD KD) leaves the other JD, which may not be discarded (taken
+    from the top this turn) nor laid off, so taking the top would leave the turn without a move: not offered.
+    Found by tests/engine/test_invariants.py::test_slow_batched_thousands_of_games[15]."""
+    env = _top_take_position(["JD", "QD", "KD"], STOCK)
+    assert "take 0" not in env.legal_actions()
+    assert "draw" in env.legal_actions()
+
+
+def test_a_top_take_that_leaves_a_discard_is_offered():
+    """The control: with one more card (TH) the meld JD QD KD leaves a card to discard, so the take is offered."""
+    assert STOCK[0] == "TH"
+    env = _top_take_position(["JD", "QD", "KD", "TH"], STOCK[1:])
     assert "take 0" in env.legal_actions()
     env.step(env.action_from_str("take 0"))
-    assert env.legal_actions(), env.state_dict()
+    assert env.legal_actions() == ["meld JD QD KD"]
