@@ -28,6 +28,7 @@ class GameResults:
     steps: np.ndarray  # int64 [games] actions taken
     truncated: np.ndarray  # bool [games] stopped by ``max_steps``
     partnership: bool = False  # seats 0+2 and 1+3 play as sides (RULES §8.1)
+    clock: np.ndarray | None = None  # float64 [agents, 2] decisions each agent took and the seconds it spent on them
 
     def side_scores(self) -> np.ndarray:
         """``int64 [games, 2]`` the sides' final scores (``partnership`` only)."""
@@ -113,8 +114,9 @@ def play_games(
     hands = np.zeros(total, dtype=np.int64)
     steps = np.zeros(total, dtype=np.int64)
     truncated = np.zeros(total, dtype=bool)
+    clock = np.zeros((len(agents), 2), dtype=np.float64)
     if total == 0:
-        return GameResults(seats, seeds, scores, winner, hands, steps, truncated, rules.partnership)
+        return GameResults(seats, seeds, scores, winner, hands, steps, truncated, rules.partnership, clock)
     names = [agent.name for agent in agents]
     width = min(batch, total)
     engine = Engine(rules, num_games=width, seed=0, max_steps=max_steps)
@@ -134,7 +136,7 @@ def play_games(
     hands_seen = 0
     while (slot_game >= 0).any():
         live = np.flatnonzero(slot_game >= 0)
-        actions = act_all(engine, agents, slot_seats, slot_game >= 0)[live]
+        actions = act_all(engine, agents, slot_seats, slot_game >= 0, clock)[live]
         if recorder is not None:
             recorder.log(engine, live, actions)
         result = engine.step(actions, check=check, games=live)
@@ -164,7 +166,7 @@ def play_games(
             now = measure_progress(engine, rules, slot_game, hands, total)
             hands_seen = now.hands
             progress(now)
-    return GameResults(seats, seeds, scores, winner, hands, steps, truncated, rules.partnership)
+    return GameResults(seats, seeds, scores, winner, hands, steps, truncated, rules.partnership, clock)
 
 
 def wilson_interval(wins: float, games: float, z: float = 1.96) -> tuple[float, float]:

@@ -45,6 +45,7 @@ FORMATS = {
     "mu": "{:.2f}",
     "sigma": "{:.2f}",
     "rating": "{:.2f}",
+    "ms_per_decision": "{:.3f}",
 }
 
 
@@ -152,6 +153,14 @@ def summarise(rows: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def timing(results: GameResults, names: Sequence[str]) -> pd.DataFrame:
+    """Per agent: the decisions it took and the wall milliseconds per decision it spent choosing (in batch)."""
+    clock = results.clock if results.clock is not None else np.zeros((len(names), 2))
+    decisions = clock[:, 0].astype(np.int64)
+    per = 1000.0 * clock[:, 1] / np.maximum(decisions, 1)
+    return pd.DataFrame({"agent": list(names), "decisions": decisions, "ms_per_decision": per})
+
+
 def side_stats(results: GameResults, names: Sequence[str], lineup: Sequence[str]) -> pd.DataFrame:
     """Per line-up and side (``partnership``): the side's two agents, games, wins with their 95% Wilson interval,
     and the side's score margin over the other side per hand. Every game counts once for each side."""
@@ -216,7 +225,7 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
 
     lineup_names = [" ".join(names[a] for a in lineup) for lineup in lineups]
     rows = seat_stats(results).assign(lineup=np.repeat([lineup_names[i] for i in lineup_id], rules.players))
-    per_agent = summarise(rows, names).merge(ratings(results, names), on="agent")
+    per_agent = summarise(rows, names).merge(ratings(results, names), on="agent").merge(timing(results, names))
     per_lineup = [summarise(group, names).assign(lineup=name) for name, group in rows.groupby("lineup", sort=False)]
     games = pd.DataFrame(
         {
@@ -243,7 +252,8 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
 
 AGENTS_TITLE = (
     "Agents over all their games, ranked by OpenSkill rating (mu - 3 sigma): win rate per seat "
-    "with its 95% Wilson interval; hand score and margin (over the mean opponent) per hand"
+    "with its 95% Wilson interval; hand score and margin (over the mean opponent) per hand; decisions taken and "
+    "wall milliseconds spent per decision (in batch)"
 )
 SIDES_TITLE = (
     "Sides (partnership): each line-up's two sides, seats 0+2 and 1+3, over its seat rotations; win rate "

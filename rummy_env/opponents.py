@@ -7,6 +7,7 @@ does not depend on the agents built on it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -39,8 +40,18 @@ def check_opponents(opponents: Sequence[object]) -> list[Opponent]:
     return pool
 
 
-def act_all(engine: Engine, agents: Sequence[Opponent], seat_agents: np.ndarray, live: np.ndarray) -> np.ndarray:
-    """``int64 [G]`` actions for every live game, each chosen by the agent of its seat to act."""
+def act_all(
+    engine: Engine,
+    agents: Sequence[Opponent],
+    seat_agents: np.ndarray,
+    live: np.ndarray,
+    clock: np.ndarray | None = None,
+) -> np.ndarray:
+    """``int64 [G]`` actions for every live game, each chosen by the agent of its seat to act.
+
+    With a ``clock`` (``float64 [agents, 2]``), row ``k`` adds agent ``k``'s decisions and the seconds it spent
+    choosing them (observations included).
+    """
     actions = np.zeros(engine.num_games, dtype=np.int64)
     live_games = np.flatnonzero(live)
     if not len(live_games):
@@ -52,6 +63,9 @@ def act_all(engine: Engine, agents: Sequence[Opponent], seat_agents: np.ndarray,
         if not len(rows):
             continue
         games = live_games[rows]
+        start = time.perf_counter()
         obs = engine.observe(games=games) if agent.needs_obs else None
         actions[games] = agent.act(engine, games, obs, mask[rows])
+        if clock is not None:
+            clock[k] += (len(rows), time.perf_counter() - start)
     return actions
