@@ -136,7 +136,8 @@ class raw_env(AECEnv, EzPickle):
         obs = self._obs[seat]
         if obs is None:
             obs = self.engine.observe(self._seat_index[seat])[0]
-            np.clip(obs, -OBS_BOUND, OBS_BOUND, out=obs)
+            np.minimum(obs, OBS_BOUND, out=obs)
+            np.maximum(obs, -OBS_BOUND, out=obs)
             self._obs[seat] = obs
         mask = self._acting_mask() if seat == self._acting else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}

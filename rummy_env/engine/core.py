@@ -196,7 +196,8 @@ class Engine:
             seats = self._to_act if games is None else np.full(count, -1, dtype=np.int64)
         else:
             seats = np.asarray(seats, dtype=np.int64) % self.num_players
-            seats = np.ascontiguousarray(np.broadcast_to(seats, (count,)))
+            if seats.shape != (count,):
+                seats = np.ascontiguousarray(np.broadcast_to(seats, (count,)))
         out = np.empty((count, self._obs_dim), dtype=np.float32)
         observe = batch.observe_parallel if count >= PARALLEL_MIN and self._work.threads > 1 else _observe_serial
         observe(self._arrays, self._kernel_spec, rows, seats, out)
