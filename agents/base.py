@@ -6,10 +6,10 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from rummy_env.actions import PASS
+from rummy_env.actions import PASS, POWER
 from rummy_env.engine import Engine
 from rummy_env.engine.piles import mix64
-from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
+from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, POWER_PHASE, RUMMY_PHASE
 
 _SALT = np.uint64(0xA5E17)
 MELD_BONUS, LAYOFF_BONUS, JOKER_BONUS = 3000.0, 2000.0, 1000.0  # play-phase score tiers above any discard
@@ -52,9 +52,12 @@ class HeuristicAgent(Agent):
             rows = np.flatnonzero(phase == value)
             if len(rows):
                 actions[rows] = best_legal(scorer(engine, games[rows], mask[rows]), mask[rows])
-        rows = np.flatnonzero(phase > GAME_OVER)
+        rows = np.flatnonzero((phase > GAME_OVER) & (phase != POWER_PHASE))
         if len(rows):
             actions[rows] = best_legal(self.score_window(engine, games[rows], mask[rows]), mask[rows])
+        rows = np.flatnonzero(phase == POWER_PHASE)
+        if len(rows):
+            actions[rows] = best_legal(self.score_power(engine, games[rows], mask[rows]), mask[rows])
         return actions
 
     @abstractmethod
@@ -73,6 +76,12 @@ class HeuristicAgent(Agent):
         """Preferences in the variants' other phases (out-of-turn melding...): the play scores, ``pass`` at zero."""
         scores = np.asarray(self.score_play(engine, games, mask), dtype=np.float64)
         scores[:, engine.spec.layout.start(PASS)] = 0.0
+        return scores
+
+    def score_power(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Phase ``power`` (Dealer's Gambit): ``power wild``, the power usable in any meld or lay-off."""
+        scores = np.zeros(mask.shape, dtype=np.float64)
+        scores[:, engine.spec.layout.start(POWER)] = 1.0
         return scores
 
 

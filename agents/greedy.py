@@ -6,7 +6,8 @@ melds at once (the shallowest such take), else draws from the stock; in a
 the meld worth most, again and again, then lays off every card it can
 (naturals before jokers), and discards its highest-value card among those with
 the fewest partner cards in hand (least likely to meld). Persian Rummy (RULES
-§8.2): groups of four and four jokers before any other meld, three jokers as a meld.
+§8.2): groups of four and four jokers before any other meld, three jokers as a meld. Dealer's Gambit
+(RULES §8.8, ``agents.gambit``): always ``power wild``; the dealer's joker goes down as soon as it pays; no block.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rummy_env.engine.masks import acting_hand
 from . import kernels
 from .base import HeuristicAgent
 from .features import persian_play, plan_tables, play_blocks, run4_scores, top_melds_now
+from .gambit import play_scores, split_scores
 
 
 class GreedyAgent(HeuristicAgent):
@@ -41,7 +43,7 @@ class GreedyAgent(HeuristicAgent):
         scores[:, take.start] = np.where(top_ok, 2.0, -1.0)
         scores[:, layout.start(DRAW)] = 1.0
         scores[:, layout.start(STOP)] = 1.0
-        return scores
+        return split_scores(spec, engine.state, games, scores, over_draw=0.5)
 
     def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Best meld first, then natural lay-offs, joker lay-offs, and finally the loosest high card."""
@@ -59,7 +61,8 @@ class GreedyAgent(HeuristicAgent):
             pt.partners,
         )
         scores = run4_scores(spec, hand, scores)
-        return persian_play(spec, engine.state, games, scores, hold_three=False)
+        scores = persian_play(spec, engine.state, games, scores, hold_three=False)
+        return play_scores(spec, engine.state, games, mask, scores, block=False)
 
     def score_rummy(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Always call, at the shallowest callable depth."""

@@ -17,7 +17,9 @@ With ``partnership`` the partner opposite is no opponent: what it could meld
 from a discard is not counted against the discard. Persian Rummy (RULES §8.2):
 a group of four is put down at once (doubled) rather than three and a lay-off,
 jokers are never discarded and three jokers are held back while the fourth may
-still come (unless the hand is ending), four jokers go down at once.
+still come (unless the hand is ending), four jokers go down at once. Dealer's Gambit (RULES §8.8,
+``agents.gambit``): the power from the table (the hand is hidden then), the dealer's joker used when it
+pays, and a block with a joker this turn cannot use.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from .features import (
     run4_scores,
     table_accepts,
 )
+from .gambit import play_scores, power_scores, split_scores
 from .kernels import NEVER
 
 
@@ -120,7 +123,7 @@ class StrategicAgent(HeuristicAgent):
         if layout.sizes[SKIP]:
             scores[:, layout.start(SKIP)] = 0.0
         scores[:, layout.block(TAKE)] = self.pile_gains(engine, games, mask[:, layout.block(TAKE)])
-        return scores
+        return split_scores(engine.spec, engine.state, games, scores, over_draw=self.params.draw_value + 5.0)
 
     def score_rummy(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Call at the depth worth most, when that beats the blind draw the call takes the place of."""
@@ -152,9 +155,14 @@ class StrategicAgent(HeuristicAgent):
             weights,
         )
         scores = run4_scores(spec, acting_hand(s, games), scores)
+        scores = play_scores(spec, s, games, mask, scores, block=True)
         if not persian_blocks(spec):
             return scores
         return persian_play(spec, s, games, scores, hold_three=~self.ending(engine, games))
+
+    def score_power(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Dealer's Gambit: the power the table suggests (``agents.gambit.power_scores``; the hand is hidden)."""
+        return power_scores(engine.spec, engine.state, games, mask, sensible=True)
 
     def ending(self, engine: Engine, games: np.ndarray) -> np.ndarray:
         """``bool [n]`` the hand is ending: the stock is low or an opponent is nearly out."""

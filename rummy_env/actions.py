@@ -22,6 +22,12 @@ meld (runs of 4)    0/52   ``meld 9H TH JH QH`` (suit, low rank; ``min_run=4``)
 meld (groups of 4)  0/13   ``meld 6C 6D 6H 6S`` (``four_of_a_kind_double``)
 meld (jokers)       0/2    ``meld JK JK JK``, ``meld JK JK JK JK`` (``joker_mode="groups_only"``)
 joker on jokers     0/1    ``layoff JK group`` (``joker_mode="groups_only"``)
+power               0/3    ``power wild``, ``power double``, ``power split`` (``dealers_joker``)
+meld with DJ        0/234  ``meld 9C 9D DJ`` (groups: rank, two suits), ``meld 5H DJ 7H`` (runs: pattern, where DJ)
+DJ lay-off          0/65   ``layoff DJ as 8H run``, ``layoff DJ as 9 group``
+doubled meld        0/104  ``meld 9C 9D 9S double`` (the meld patterns)
+split               0/P-1  ``split D`` (``D >= 1``)
+block               0/1    ``block``
 ==================  =====  ==========================================
 
 Blocks after ``pass`` exist only under the rules that use them (size 0 otherwise),
@@ -54,6 +60,12 @@ from .rules import Rules
 
 DRAW, STOP, TAKE, MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP, DISCARD, RUMMY, PASS = range(11)
 SKIP, MELD_RUN4, MELD_GROUP4, MELD_JOKERS, LAYOFF_JOKER = 11, 12, 13, 14, 15
+POWER, DJ_MELD, DJ_LAYOFF, DOUBLE, SPLIT, BLOCK = 16, 17, 18, 19, 20, 21  # Dealer's Gambit (dealers_joker)
+POWERS = ("wild", "double", "split")
+DJ_TEXT = "DJ"
+SUIT_PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
+DJ_GROUPS = NUM_RANKS * len(SUIT_PAIRS)  # DJ_MELD ids below this: a group (rank, two natural suits)
+DJ_RUN_SPOTS = 3  # DJ_MELD ids from DJ_GROUPS: a 3-card run (run pattern, the DJ's position in it)
 KIND_NAMES = (
     "draw",
     "stop",
@@ -71,6 +83,12 @@ KIND_NAMES = (
     "meld_group4",
     "meld_jokers",
     "layoff_joker",
+    "power",
+    "dj_meld",
+    "dj_layoff",
+    "double",
+    "split",
+    "block",
 )
 NUM_KIND_TYPES = len(KIND_NAMES)
 
@@ -144,6 +162,28 @@ def _format_run4(arg: int) -> str:
     return "meld " + " ".join(card_str(c) for c in run4_cards(arg // NUM_RANKS, arg % NUM_RANKS))
 
 
+def dj_meld_cards(arg: int) -> list[int]:
+    """The cards of a meld with the dealer's joker (``DJ_MELD`` argument), ``JOKER`` where the DJ stands."""
+    if arg < DJ_GROUPS:
+        rank, pair = divmod(arg, len(SUIT_PAIRS))
+        return [s * NUM_RANKS + rank for s in SUIT_PAIRS[pair]] + [JOKER]
+    run, spot = divmod(arg - DJ_GROUPS, DJ_RUN_SPOTS)
+    suit, lo = divmod(run, NUM_RANKS)
+    cards = [suit * NUM_RANKS + (lo + i) % NUM_RANKS for i in range(DJ_RUN_SPOTS)]
+    cards[spot] = JOKER
+    return cards
+
+
+def _format_dj_meld(arg: int) -> str:
+    return "meld " + " ".join(DJ_TEXT if c == JOKER else card_str(c) for c in dj_meld_cards(arg))
+
+
+def _format_dj_layoff(arg: int) -> str:
+    if arg < NUM_NATURAL:
+        return f"layoff {DJ_TEXT} as {card_str(arg)} run"
+    return f"layoff {DJ_TEXT} as {RANKS[arg - NUM_NATURAL]} group"
+
+
 _FORMATTERS = {
     DRAW: lambda a: "draw",
     STOP: lambda a: "stop",
@@ -161,6 +201,12 @@ _FORMATTERS = {
     MELD_JOKERS: lambda a: "meld " + " ".join([JOKER_TEXT] * (3 + a)),
     LAYOFF_JOKER: lambda a: "layoff JK group",
     MELD_RUN4: _format_run4,
+    POWER: lambda a: f"power {POWERS[a]}",
+    DJ_MELD: _format_dj_meld,
+    DJ_LAYOFF: _format_dj_layoff,
+    DOUBLE: lambda a: _format_meld(a) + " double",
+    SPLIT: lambda a: f"split {a + 1}",
+    BLOCK: lambda a: "block",
 }
 
 
@@ -180,7 +226,31 @@ def _natural(text: str) -> int:
     return card
 
 
+def _parse_dj_meld(words: list[str]) -> tuple[int, int]:
+    """A meld with the dealer's joker: two naturals and ``DJ`` (groups: naturals in suit order, then ``DJ``)."""
+    if len(words) != 3 or sum(w.upper() == DJ_TEXT for w in words) != 1:
+        raise ValueError("a meld with the dealer's joker names two natural cards and DJ, e.g. 'meld 9C 9D DJ'")
+    spot = [w.upper() for w in words].index(DJ_TEXT)
+    naturals = [_natural(w) for i, w in enumerate(words) if i != spot]
+    ranks = {int(CARD_RANK[c]) for c in naturals}
+    suits = [int(CARD_SUIT[c]) for c in naturals]
+    if len(ranks) == 1 and suits[0] < suits[1] and spot == 2:
+        return DJ_MELD, ranks.pop() * len(SUIT_PAIRS) + SUIT_PAIRS.index((suits[0], suits[1]))
+    for arg in range(DJ_GROUPS, DJ_GROUPS + NUM_RUN_PATTERNS * DJ_RUN_SPOTS):
+        cards = dj_meld_cards(arg)
+        if cards.index(JOKER) == spot and [c for c in cards if c != JOKER] == naturals:
+            return DJ_MELD, arg
+    raise ValueError("with DJ: a group names two naturals of one rank in suit order then DJ; a run puts DJ in place")
+
+
 def _parse_meld(words: list[str]) -> tuple[int, int]:
+    if words and words[-1].lower() == "double":
+        kind, arg = _parse_meld(words[:-1])
+        if kind != MELD:
+            raise ValueError("'double' follows a meld of three cards, e.g. 'meld 9C 9D 9S double'")
+        return DOUBLE, arg
+    if any(w.upper() == DJ_TEXT for w in words):
+        return _parse_dj_meld(words)
     jokers = sum(parse_card(w) == JOKER for w in words)
     if jokers == len(words) and len(words) in (3, 4):
         return MELD_JOKERS, len(words) - 3
@@ -213,6 +283,11 @@ def _parse_meld4(cards: list[int]) -> tuple[int, int]:
 
 
 def _parse_layoff(words: list[str]) -> tuple[int, int]:
+    if len(words) == 4 and words[0].upper() == DJ_TEXT and words[1].lower() == "as":
+        if words[3].lower() == "run":
+            return DJ_LAYOFF, _natural(words[2])
+        if words[3].lower() == "group":
+            return DJ_LAYOFF, NUM_NATURAL + parse_rank(words[2])
     if len(words) == 2 and parse_card(words[0]) == JOKER and words[1].lower() == "group":
         return LAYOFF_JOKER, 0
     if len(words) == 2 and words[1].lower() in ("run", "group"):
@@ -241,7 +316,28 @@ def _parse(verb: str, words: list[str], max_depth: int) -> tuple[int, int]:
         if len(words) != 1:
             raise ValueError("expected 'discard C'")
         return DISCARD, parse_card(words[0])
-    raise ValueError(f"unknown verb {verb!r}; expected draw, stop, take, meld, layoff, discard, rummy, pass or skip")
+    if verb in ("power", "split", "block"):
+        return _parse_gambit(verb, words, max_depth)
+    raise ValueError(
+        f"unknown verb {verb!r}; expected draw, stop, take, meld, layoff, discard, rummy, pass, skip, power, split "
+        "or block"
+    )
+
+
+def _parse_gambit(verb: str, words: list[str], max_depth: int) -> tuple[int, int]:
+    """Dealer's Gambit: ``power wild|double|split``, ``split D`` (D >= 1), ``block``."""
+    if verb == "block":
+        if words:
+            raise ValueError("'block' takes no arguments")
+        return BLOCK, 0
+    if verb == "power":
+        if len(words) != 1 or words[0].lower() not in POWERS:
+            raise ValueError("expected 'power wild', 'power double' or 'power split'")
+        return POWER, POWERS.index(words[0].lower())
+    depth = _depth(words, max_depth)
+    if depth < 1:
+        raise ValueError("'split D' takes the card at depth D >= 1 (the top card is taken with 'take 0')")
+    return SPLIT, depth - 1
 
 
 @cache
@@ -268,4 +364,6 @@ def layout_for(rules: Rules) -> ActionLayout:
     groups_only = int(rules.joker_mode == "groups_only")
     run4 = NUM_RUN_PATTERNS * (rules.min_run == 4)
     extra = (int(rules.stock_exhausted == "play_out"), run4, NUM_RANKS * rules.four_of_a_kind_double, 2 * groups_only)
-    return action_layout(rules.deck_size, (*extra, groups_only))
+    full = (len(POWERS), DJ_GROUPS + NUM_RUN_PATTERNS * DJ_RUN_SPOTS, NUM_NATURAL + NUM_RANKS, NUM_PATTERNS)
+    gambit = tuple(n * rules.dealers_joker for n in (*full, rules.deck_size - 1, 1))  # power .. block
+    return action_layout(rules.deck_size, (*extra, groups_only, *gambit))

@@ -33,6 +33,8 @@ def render_table(
     for number, meld in enumerate(sd["melds"]):
         placed = " ".join(f"{show_text(c, show)}/{o}" for c, o in zip(meld["cards"], meld["owners"], strict=False))
         double = "  (doubled: four put down at once)" if meld.get("double") else ""
+        if meld.get("sealed"):
+            double = "  (doubled and sealed by the dealer's joker)"
         lines.append(f"  {number + 1}. player_{meld['owner']}: {placed}{double}")
     for p in range(spec.players):
         cards = counts_to_cards(s.hand[g, p])
@@ -51,6 +53,7 @@ def render_table(
     if sd["phase"] == "lay_off_after_out":
         asked = ", ".join(f"player_{q}" for q in sd["rummy_queue"])
         lines.append(f"player_{sd['current_player']} went out; laying off before the count, asked: {asked}")
+    lines += _gambit_lines(sd, show)
     if sd["hand_scores"] is not None:
         lines.append("last hand: " + "  ".join(f"player_{p}={v:+d}" for p, v in enumerate(sd["hand_scores"])))
     return "\n".join(lines)
@@ -67,8 +70,23 @@ def _side_lines(spec: GameSpec, sd: dict) -> list[str]:
     return lines
 
 
+def _gambit_lines(sd: dict, show: Callable[[int], str]) -> list[str]:
+    """The dealer's joker and the cards out of play (``dealers_joker``)."""
+    info = sd["dealers_joker"]
+    if info is None:
+        return []
+    if info["power"] is None:
+        state = "set aside, power not named yet"
+    else:
+        state = f"power {info['power']}, " + ("blocked" if info["blocked"] else "used" if info["used"] else "unused")
+    out = " ".join(show_text(c, show) for c in sd["out_of_play"]) or "-"
+    return [f"dealer's joker (DJ): {state}", f"out of play: {out}"]
+
+
 def show_text(text: str, show: Callable[[int], str]) -> str:
-    """Render a card string (``JK=8H`` included) with ``show``."""
-    if text.startswith("JK="):
-        return "JK=" + show(parse_card(text[3:]))
+    """Render a card string (``JK=8H``, the dealer's joker ``DJ``, ``DJ=8H`` included) with ``show``."""
+    if text[:3] in ("JK=", "DJ="):
+        return text[:3] + show(parse_card(text[3:]))
+    if text == "DJ":
+        return text
     return show(parse_card(text))

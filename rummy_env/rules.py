@@ -29,6 +29,7 @@ FLAGS = (
     "must_go_out_to_win",
     "meld_out_of_turn",
     "four_of_a_kind_double",
+    "dealers_joker",
 )
 JOKERS_PER_DECK = (0, 1, 2, 4)
 TARGET_SCORE = 500
@@ -48,8 +49,10 @@ PRESETS: dict[str, dict[str, Any]] = {
         "deals": 2,
         "final_bonus": 50,
     },
+    "dealers_gambit": {"direction": -1, "dealers_joker": True, "target_score": 250},
 }
 JOKER_GROUP_SIZE = 3  # jokers in the smallest group of jokers (groups_only)
+ASIDE = " and the dealer's joker set aside"  # the deck check's words for dealers_joker
 
 
 def _is_int(value: Any) -> bool:
@@ -92,6 +95,7 @@ class Rules:
     direction: int = 1
     min_run: int = 3
     hand_scoring: str = "subtract"
+    dealers_joker: bool = False
 
     def __post_init__(self) -> None:
         self._check_types()
@@ -130,11 +134,12 @@ class Rules:
                 raise ValueError(f"Rules.{name} must be True or False, got {getattr(self, name)!r}")
 
     def _check_deck(self) -> None:
-        needed = self.players * self.num_hand_cards + 1
+        needed = self.players * self.num_hand_cards + 1 + int(self.dealers_joker)
         if needed > self.deck_size:
             raise ValueError(
                 f"Rules.hand_size/decks: dealing {self.num_hand_cards} cards to {self.players} players "
-                f"plus one to start the pile needs {needed} cards, but the deck has {self.deck_size} "
+                f"plus one to start the pile{ASIDE if self.dealers_joker else ''} needs {needed} cards, "
+                f"but the deck has {self.deck_size} "
                 f"({self.num_decks} deck(s) with {self.jokers_per_deck} joker(s) each)"
             )
 
@@ -179,6 +184,14 @@ class Rules:
             raise ValueError(f"Rules.min_run must be 3 or 4, got {self.min_run!r}")
         if not _is_int(self.seven_run_bonus) or self.seven_run_bonus < 0:
             raise ValueError(f"Rules.seven_run_bonus must be a non-negative integer, got {self.seven_run_bonus!r}")
+        if self.dealers_joker and (self.jokers_per_deck == 0 or self.joker_mode == "groups_only"):
+            raise ValueError(
+                "Rules.dealers_joker: the dealer's joker is a wild joker set aside from the deck, so the deck must "
+                f'have jokers (jokers_per_deck > 0) that are wild (joker_mode="wild"); got jokers_per_deck='
+                f"{self.jokers_per_deck}, joker_mode={self.joker_mode!r}"
+            )
+        if self.dealers_joker and self.min_run == 4:
+            raise ValueError("Rules.dealers_joker/min_run: the dealer's joker plays in 3-card melds; use min_run=3")
         if self.stock_exhausted == "play_out" and self.floating:
             raise ValueError(
                 f'Rules.stock_exhausted/going_out: "play_out" ends a hand only when a player goes out, '

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .actions import DJ_TEXT, POWERS
 from .cards import (
     ACE,
     CARD_RANK,
@@ -44,6 +45,7 @@ from .engine.state import (
     OUT_OF_TURN_PHASE,
     PHASE_NAMES,
     PLAY_PHASE,
+    POWER_PHASE,
     RUMMY_PHASE,
     State,
     empty_state,
@@ -72,6 +74,8 @@ STATE_KEYS = (
     "turn_melds",
     "hands_played",
     "side_scores",
+    "dealers_joker",
+    "out_of_play",
 )
 
 
@@ -132,21 +136,55 @@ def _parse_meld(spec: GameSpec, meld: Any, number: int) -> dict:
     players = spec.players
     if not isinstance(meld, Mapping) or "cards" not in meld or "owner" not in meld:
         _fail(f"{where} must be a dict with 'owner' and 'cards', got {meld!r}")
-    extra = set(meld) - {"owner", "cards", "owners", "double"}
+    extra = set(meld) - {"owner", "cards", "owners", "double", "sealed"}
     if extra:
         _fail(f"{where} has unknown key(s) {sorted(extra)}")
     owner = _seat(meld["owner"], players, f"{where}.owner")
     texts = meld["cards"]
     if not isinstance(texts, (list, tuple)):
         _fail(f"{where}.cards must be a list of card strings")
+    dj = _dj_position(spec, texts, where)
+    texts = [JOKER_TEXT + t.strip()[2:] if i == dj else t for i, t in enumerate(texts)]
     placed = [_meld_card(t, f"{where}.cards") for t in texts]
     owners = meld.get("owners", [owner] * len(placed))
     if not isinstance(owners, (list, tuple)) or len(owners) != len(placed):
         _fail(f"{where}.owners must list one seat per card ({len(placed)})")
     owners = [_seat(o, players, f"{where}.owners") for o in owners]
     parsed = _parse_geometry(spec, placed, owners, owner, where)
-    parsed["double"] = _parse_double(spec, meld, parsed, where)
+    parsed["dj"] = dj
+    parsed["sealed"] = _parse_sealed(spec, meld, parsed, where)
+    parsed["double"] = parsed["sealed"] or _parse_double(spec, meld, parsed, where)
     return parsed
+
+
+def _dj_position(spec: GameSpec, texts: Any, where: str) -> int | None:
+    """Where the dealer's joker (``DJ``, ``DJ=8H`` in a run) stands in a meld's cards, if it is there."""
+    spots = [i for i, t in enumerate(texts) if isinstance(t, str) and t.strip().upper().split("=")[0] == DJ_TEXT]
+    if not spots:
+        return None
+    if not spec.rules.dealers_joker:
+        _fail(f"{where}: the dealer's joker DJ exists only with dealers_joker=True")
+    if len(spots) > 1:
+        _fail(f"{where}: there is one dealer's joker, the meld lists DJ {len(spots)} times")
+    return spots[0]
+
+
+def _parse_sealed(spec: GameSpec, meld: Mapping[str, Any], parsed: dict, where: str) -> bool:
+    """``sealed``: a meld doubled by the dealer's joker (``power double``): ``"double": true, "sealed": true``."""
+    sealed = meld.get("sealed", False)
+    if not isinstance(sealed, bool):
+        _fail(f"{where}.sealed must be True or False, got {sealed!r}")
+    if not sealed:
+        return False
+    if not spec.rules.dealers_joker:
+        _fail(f"{where}.sealed needs dealers_joker=True (a meld doubled by the dealer's joker)")
+    if meld.get("double") is not True:
+        _fail(f'{where}: a sealed meld is doubled by the dealer\'s joker, so it also has "double": true')
+    if parsed["dj"] is not None or len(parsed["placed"]) != 3:
+        _fail(f"{where}.sealed: a doubled meld is the three cards put down with power double (DJ is not one of them)")
+    if len(set(parsed["owners"])) != 1 or parsed["owners"][0] != parsed["by"]:
+        _fail(f"{where}.sealed: nothing is laid off on a sealed meld, so its melder owns all three cards")
+    return True
 
 
 def _parse_geometry(spec: GameSpec, placed: list[tuple[int, int]], owners: list[int], owner: int, where: str) -> dict:
@@ -245,6 +283,9 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
         s.meld_owner[0, slot, where] = owner
         s.meld_joker[0, slot, where] = kind == JOKER
         s.placed[0, owner, kind] += 1
+        if position == meld["dj"]:  # the dealer's joker scores 0
+            s.dj_meld[0], s.dj_slot[0] = slot, where
+            continue
         points[owner] += _card_value(spec, meld, position, kind)
     if meld["kind"] == RUN:
         s.meld_suit[0, slot], s.meld_lo[0, slot] = meld["suit"], meld["lo"]
@@ -253,6 +294,9 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
     if meld["double"]:
         s.meld_double[0, slot] = True
         points = [2 * p for p in points]
+    if meld["sealed"]:
+        s.meld_sealed[0, slot] = True
+        s.dj_meld[0] = slot
     return points
 
 
@@ -291,7 +335,10 @@ def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> Sta
     used = sum((_count(h) for h in hand_cards), _count(pile))
     for meld in melds:
         used += _count([kind for kind, _ in meld["placed"]])
-    _check_counts(spec, used, "the hands, discard pile and melds")
+    gambit = _parse_gambit(spec, scenario, melds)
+    used += gambit["out_of_play"]
+    used[JOKER] += gambit["apart"]
+    _check_counts(spec, used, "the hands, discard pile, melds, out_of_play and the dealer's joker")
     stock = _stock(spec, s, scenario, used)
     if "seed" in scenario:
         s.seed[0] = np.uint64(_count_key(scenario, "seed", seed) % 2**64)
@@ -306,11 +353,74 @@ def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> Sta
     for slot, meld in enumerate(melds):
         points += _write_meld(spec, s, slot, meld)
     s.num_melds[0] = len(melds)
+    _write_gambit(s, gambit)
     refresh_accepts(spec, s, np.zeros(1, dtype=np.int64))
     _load_turn(spec, s, scenario, points)
+    _check_gambit(spec, s, scenario, melds)
     _load_turn_melds(s, scenario)
     _load_sides(spec, s, scenario)
     return s
+
+
+def _parse_gambit(spec: GameSpec, sc: Mapping[str, Any], melds: list[dict]) -> dict:
+    """``dealers_joker`` (``{"power", "used", "blocked"}``) and ``out_of_play``, checked against the melds."""
+    info, out = sc.get("dealers_joker"), sc.get("out_of_play") or []
+    if not spec.rules.dealers_joker:
+        if info is not None or out:
+            _fail("dealers_joker and out_of_play exist only with dealers_joker=True")
+        return {"power": -1, "used": False, "blocked": False, "out_of_play": _count([]), "apart": 0}
+    info = {"power": None, "used": False, "blocked": False} if info is None else info
+    if not isinstance(info, Mapping) or set(info) - {"power", "used", "blocked"}:
+        _fail(f'dealers_joker must be a dict with keys "power", "used", "blocked" (or null), got {info!r}')
+    power, used, blocked = info.get("power"), info.get("used", False), info.get("blocked", False)
+    if power is not None and power not in POWERS:
+        _fail(f"dealers_joker.power must be null or one of {POWERS}, got {power!r}")
+    if not isinstance(used, bool) or not isinstance(blocked, bool):
+        _fail(f"dealers_joker.used and .blocked must be True or False, got {used!r}, {blocked!r}")
+    if (used or blocked) and power is None:
+        _fail("dealers_joker: a power is named before it is used or blocked")
+    if used and blocked:
+        _fail("dealers_joker: a blocked dealer's joker cannot have been used (it is used at most once)")
+    out_cards = _count(_cards(out, "out_of_play"))
+    if blocked and out_cards[JOKER] < 2:
+        _fail("dealers_joker.blocked: the dealer's joker and the blocking joker are both in out_of_play")
+    on_table = any(m["dj"] is not None for m in melds)
+    if on_table != (used and power == "wild"):
+        _fail("dealers_joker: DJ is on the table exactly when its power is wild and used")
+    if sum(m["dj"] is not None for m in melds) > 1:
+        _fail("melds: there is one dealer's joker, DJ appears in several melds")
+    sealed = sum(m["sealed"] for m in melds)
+    if sealed != int(used and power == "double"):
+        _fail('dealers_joker: one meld is "sealed" exactly when the power double was used')
+    apart = not blocked and not (used and power == "wild")  # set aside, on a sealed meld, or used by a split
+    index = -1 if power is None else POWERS.index(power)
+    return {"power": index, "used": used, "blocked": blocked, "out_of_play": out_cards, "apart": int(apart)}
+
+
+def _write_gambit(s: State, gambit: dict) -> None:
+    """Store the dealer's joker and the cards out of play in game 0."""
+    s.dj_power[0] = gambit["power"]
+    s.dj_used[0] = gambit["used"]
+    s.dj_blocked[0] = gambit["blocked"]
+    s.out_of_play[0] = gambit["out_of_play"]
+
+
+def _check_gambit(spec: GameSpec, s: State, sc: Mapping[str, Any], melds: list[dict]) -> None:
+    """Phase ``power`` (the dealer names a power, nothing happened yet) and who put the dealer's joker down."""
+    dealer = int(s.dealer[0])
+    for number, meld in enumerate(melds):
+        if meld["dj"] is not None and meld["owners"][meld["dj"]] != dealer:
+            _fail(f"melds[{number}]: the dealer's joker DJ is put down by the dealer (player {dealer})")
+        if meld["sealed"] and meld["by"] != dealer:
+            _fail(f"melds[{number}]: a sealed meld is put down by the dealer (player {dealer})")
+    if s.phase[0] != POWER_PHASE:
+        return
+    if not spec.rules.dealers_joker:
+        _fail("phase 'power' needs dealers_joker=True")
+    if "current_player" not in sc:
+        s.current[0] = dealer
+    if s.dj_power[0] >= 0 or s.current[0] != dealer:
+        _fail("in phase 'power' the dealer (current_player) has not named a power yet (dealers_joker.power null)")
 
 
 def side_scores(spec: GameSpec, scores: Any) -> list[int]:
@@ -532,6 +642,17 @@ def state_dict(spec: GameSpec, s: State, g: int) -> dict[str, Any]:
         **({"turn_melds": np.flatnonzero(s.turn_melds[g]).tolist()} if spec.rules.seven_run_bonus else {}),
         "hands_played": hands_played(s, g),
         **({"side_scores": side_scores(spec, s.scores[g])} if spec.rules.partnership else {}),
+        "dealers_joker": _gambit_dict(s, g) if spec.rules.dealers_joker else None,
+        **({"out_of_play": cards(s.out_of_play[g])} if spec.rules.dealers_joker else {}),
+    }
+
+
+def _gambit_dict(s: State, g: int) -> dict[str, Any]:
+    power = int(s.dj_power[g])
+    return {
+        "power": POWERS[power] if power >= 0 else None,
+        "used": bool(s.dj_used[g]),
+        "blocked": bool(s.dj_blocked[g]),
     }
 
 
@@ -541,12 +662,18 @@ def _meld_dict(s: State, g: int, m: int) -> dict[str, Any]:
         suit, lo = int(s.meld_suit[g, m]), int(s.meld_lo[g, m])
         ranks = [(lo + i) % NUM_RANKS for i in range(int(s.meld_len[g, m]))]
         names = [("JK=" if joker[r] else "") + card_str(suit * NUM_RANKS + r) for r in ranks]
+        if s.dj_meld[g] == m and s.dj_slot[g] >= 0:
+            names[ranks.index(int(s.dj_slot[g]))] = f"{DJ_TEXT}={card_str(suit * NUM_RANKS + int(s.dj_slot[g]))}"
         owners = [int(owner[r]) for r in ranks]
     else:
         rank = int(s.meld_rank[g, m])
         slots = [i for i in range(MAX_GROUP) if s.meld_suits[g, m] >> i & 1]
         slots += [i for i in range(GROUP_JOKER_SLOT, GROUP_JOKER_SLOT + MAX_GROUP) if owner[i] >= 0]
         names = [JOKER_TEXT if i >= GROUP_JOKER_SLOT else card_str(i * NUM_RANKS + rank) for i in slots]
+        if s.dj_meld[g] == m and s.dj_slot[g] >= 0:
+            names[slots.index(int(s.dj_slot[g]))] = DJ_TEXT
         owners = [int(owner[i]) for i in slots]
     double = {"double": True} if s.meld_double[g, m] else {}
+    if s.meld_sealed[g, m]:
+        double["sealed"] = True
     return {"owner": int(s.meld_by[g, m]), "cards": names, "owners": owners, **double}

@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import (
+    BLOCK,
     DISCARD,
+    DJ_LAYOFF,
+    DJ_MELD,
+    DOUBLE,
     DRAW,
     JOKER_GROUP,
     JOKER_RUN,
@@ -17,12 +21,16 @@ from ..actions import (
     MELD_JOKERS,
     MELD_RUN4,
     PASS,
+    POWER,
+    POWERS,
     RUMMY,
     SKIP,
+    SPLIT,
     STOP,
     TAKE,
+    dj_meld_cards,
 )
-from ..cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, card_str
+from ..cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, NUM_SUITS, card_str
 from ..melds import NUM_GROUP_PATTERNS
 from .spec import GameSpec
 from .state import (
@@ -33,6 +41,7 @@ from .state import (
     OUT_OF_TURN_PHASE,
     PHASE_NAMES,
     PLAY_PHASE,
+    POWER_PHASE,
     RUMMY_PHASE,
     State,
 )
@@ -44,7 +53,10 @@ _PHASE_OF = {
     RUMMY: RUMMY_PHASE,
     PASS: RUMMY_PHASE,
     SKIP: DRAW_PHASE,
+    POWER: POWER_PHASE,
+    SPLIT: DRAW_PHASE,
 }
+_POWER_OF = {DJ_MELD: "wild", DJ_LAYOFF: "wild", DOUBLE: "double", SPLIT: "split"}
 _WHAT_PHASE_ALLOWS = {
     DRAW_PHASE: "draw, take D or stop",
     OPENING_PHASE: "discard C (the opening discard starts the pile)",
@@ -52,6 +64,7 @@ _WHAT_PHASE_ALLOWS = {
     RUMMY_PHASE: "rummy D or pass",
     OUT_OF_TURN_PHASE: "meld, lay off (keeping a card) or pass",
     LAY_OFF_PHASE: "layoff (before the count, after a player went out) or pass",
+    POWER_PHASE: "power wild, power double or power split (the dealer names the dealer's joker's power)",
 }
 
 
@@ -74,6 +87,13 @@ def _reason(spec: GameSpec, s: State, g: int, action: int, phase: int, seat: int
     needed = _PHASE_OF.get(kind, PLAY_PHASE)
     if phase == OPENING_PHASE and kind == DISCARD:
         needed = OPENING_PHASE
+    if kind in _POWER_OF or kind == BLOCK:
+        if needed != phase:
+            return f"it is the {PHASE_NAMES[phase]} phase, where the legal moves are {_WHAT_PHASE_ALLOWS[phase]}"
+        why = _gambit_reason(spec, s, g, kind, arg, seat)
+        if why is None and int(s.obliged[g]) >= 0:
+            why = f"the move does not meld the obliged card {card_str(int(s.obliged[g]))}"
+        return why or "it would leave no legal way to finish the turn" + _opening_note(spec, s, g, seat)
     if phase == OUT_OF_TURN_PHASE and (kind == PASS or (needed == PLAY_PHASE and kind != DISCARD)):
         return _out_of_turn_reason(spec, s, g, kind, arg, s.hand[g, seat], seat)
     if phase == LAY_OFF_PHASE and kind in (LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP):
@@ -193,6 +213,46 @@ def _persian_reason(spec, s, g, kind, arg, hand) -> str | None:
         wild = 0 if spec.rules.joker_mode == "groups_only" else min(jokers, 3)
         if len(lacking) > wild:
             return f"you lack {' '.join(lacking)}" + ("" if wild else " (and jokers do not stand in)")
+    return None
+
+
+def _gambit_reason(spec: GameSpec, s: State, g: int, kind: int, arg: int, seat: int) -> str | None:
+    """Dealer's Gambit: who may use or block the dealer's joker, and when (RULES §8.8)."""
+    power, dealer, hand = int(s.dj_power[g]), int(s.dealer[g]), s.hand[g, seat]
+    gone = bool(s.dj_used[g]) or bool(s.dj_blocked[g])
+    if kind == BLOCK:
+        if seat == dealer:
+            return "the dealer cannot block their own joker"
+        if gone or power < 0:
+            return "the dealer's joker was already used or blocked this hand"
+        if hand[JOKER] == 0:
+            return "you hold no joker to block the dealer's joker with"
+        if int(s.obliged[g]) >= 0:
+            return f"the obliged card {card_str(int(s.obliged[g]))} must be melded first"
+        return "blocking would leave you no card to discard" + _opening_note(spec, s, g, seat)
+    need = _POWER_OF[kind]
+    if seat != dealer:
+        return f"only the dealer (player_{dealer}) uses the dealer's joker"
+    if power != POWERS.index(need):
+        return f"the dealer's joker's power is {POWERS[power] if power >= 0 else 'not named'}, not {need}"
+    if gone:
+        return "the dealer's joker was already " + ("used" if s.dj_used[g] else "blocked") + " this hand"
+    if kind == SPLIT:
+        size = int(s.pile_len[g])
+        if arg + 1 >= size:
+            return f"the discard pile holds only {size} card(s)"
+        card = card_str(s.pile[g, size - 2 - arg])
+        return f"{card} at depth {arg + 1} cannot be melded at once with your hand" + _opening_note(spec, s, g, seat)
+    if kind == DJ_MELD:
+        lacking = [card_str(c) for c in dj_meld_cards(arg) if c != JOKER and hand[c] == 0]
+        if lacking:
+            return f"you lack {' '.join(lacking)}"
+    if kind == DJ_LAYOFF:
+        run = arg < NUM_NATURAL
+        if not (s.accept_run[g, arg] > 0 if run else s.open_groups[g, arg - NUM_NATURAL] > 0):
+            return f"no {'run' if run else 'group'} on the table accepts it"
+    if kind == DOUBLE:
+        return _placement_reason(spec, s, g, MELD, arg, hand)
     return None
 
 

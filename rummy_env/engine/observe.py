@@ -31,6 +31,8 @@ top_taken           53          card taken alone from the top, not discardable
 called              1           the obliged card comes from a "Rummy!" call
 side_scores         2           own side's and the other side's scores / target (``partnership``)
 hands_left          1           hands still to play / ``deals`` (``deals``)
+dealers_joker       5           the dealer's joker: power wild, double, split (one-hot), used, blocked
+out_of_play         53          cards out of play this hand, count / 2 (``dealers_joker``)
 ==================  ==========  =================================================
 
 The partner (``partnership``) is relative seat 2: their public cards are in ``known``
@@ -50,6 +52,7 @@ from ..rules import Rules
 
 PHASES = 4
 VARIANT_PHASES = 4
+DEALERS_JOKER = 5  # power one-hot (3), used, blocked
 
 
 @dataclass(frozen=True)
@@ -75,12 +78,22 @@ class ObsLayout:
 
 def has_variant_phases(rules: Rules) -> bool:
     """Whether the rules have phases beyond draw, play, "Rummy!" and game over (the observation then shows them)."""
-    return rules.meld_out_of_turn or rules.first_discard == "player" or rules.hand_scoring == "add_to_winner"
+    return (
+        rules.meld_out_of_turn
+        or rules.first_discard == "player"
+        or rules.hand_scoring == "add_to_winner"
+        or rules.dealers_joker
+    )
 
 
 @cache
 def obs_layout(
-    players: int, copies: int, variant_phases: bool = False, partnership: bool = False, deals: bool = False
+    players: int,
+    copies: int,
+    variant_phases: bool = False,
+    partnership: bool = False,
+    deals: bool = False,
+    dealers_joker: bool = False,
 ) -> ObsLayout:
     """The observation layout for a table of ``players`` and a deck with ``copies`` of a kind at most.
 
@@ -116,6 +129,8 @@ def obs_layout(
         sizes.append(("side_scores", 2))
     if deals:
         sizes.append(("hands_left", 1))
+    if dealers_joker:
+        sizes += [("dealers_joker", DEALERS_JOKER), ("out_of_play", NUM_KINDS)]
     sections, start = [], 0
     for name, size in sizes:
         sections.append((name, start, start + size))
@@ -125,4 +140,11 @@ def obs_layout(
 
 def rules_obs_layout(rules: Rules, copies: int) -> ObsLayout:
     """The observation layout of a rules configuration (``copies``: most copies of a kind in its deck)."""
-    return obs_layout(rules.players, copies, has_variant_phases(rules), rules.partnership, rules.deals is not None)
+    return obs_layout(
+        rules.players,
+        copies,
+        has_variant_phases(rules),
+        rules.partnership,
+        rules.deals is not None,
+        rules.dealers_joker,
+    )

@@ -67,6 +67,13 @@ class State:
     hand_no: np.ndarray  # int32 [G] hands dealt in this game
     shuffles: np.ndarray  # int32 [G] random shuffles made (deals, reshuffles)
     steps: np.ndarray  # int32 [G] actions taken in this game
+    dj_power: np.ndarray  # int8 [G] dealer's joker (dealers_joker): power named (POWERS index), -1 none yet
+    dj_used: np.ndarray  # bool [G] the dealer's joker's power was used this hand
+    dj_blocked: np.ndarray  # bool [G] blocked this hand (both jokers out of play)
+    dj_meld: np.ndarray  # int8 [G] meld holding the dealer's joker (wild: in slot dj_slot; double: sealed), -1
+    dj_slot: np.ndarray  # int8 [G] slot of that meld where the dealer's joker stands as a wild card, -1
+    meld_sealed: np.ndarray  # bool [G, M] doubled by the dealer's joker: no lay-offs onto it
+    out_of_play: np.ndarray  # int8 [G, 53] cards out of play this hand (skipped by a split, blocked jokers)
 
     @property
     def num_games(self) -> int:
@@ -147,4 +154,11 @@ def empty_state(num_games: int, num_players: int, deck_size: int, copies: int) -
         hand_no=z(g, np.int32),
         shuffles=z(g, np.int32),
         steps=z(g, np.int32),
+        dj_power=z(g, fill=-1),
+        dj_used=z(g, bool),
+        dj_blocked=z(g, bool),
+        dj_meld=z(g, fill=-1),
+        dj_slot=z(g, fill=-1),
+        meld_sealed=z((g, m), bool),
+        out_of_play=z((g, NUM_KINDS)),
     )

@@ -24,7 +24,7 @@ from rummy_env import Rules
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 ALL_NATURALS = [r + s for s in SUITS for r in RANKS]
-PHASES = ("draw", "play", "rummy", "game_over", "opening", "out_of_turn", "lay_off_after_out")
+PHASES = ("draw", "play", "rummy", "game_over", "opening", "out_of_turn", "lay_off_after_out", "power")
 VERBS = ("draw", "stop", "take", "meld", "layoff", "discard", "rummy", "pass")
 
 # Rules fields and the values a random variant draws from (SPEC "Configuration").
@@ -77,8 +77,17 @@ def seat_of(name: str) -> int:
 
 # --------------------------------------------------------------------------- cards and deck
 def physical(card: str) -> str:
-    """The physical card of a card string as it appears in a state_dict (``JK=8H`` -> ``JK``)."""
-    return "JK" if card.startswith("JK") else card
+    """The physical card of a card string as it appears in a state_dict (``JK=8H``, the dealer's ``DJ`` -> ``JK``)."""
+    return "JK" if card.startswith(("JK", "DJ")) else card
+
+
+def dj_apart(sd: dict) -> int:
+    """RULES §8.8: 1 while the dealer's joker is off the card lists (set aside, on a sealed meld, spent by a split);
+    used as a wild it is ``DJ`` in a meld, blocked it is in ``out_of_play``."""
+    info = sd.get("dealers_joker")
+    if info is None:
+        return 0
+    return int(not info["blocked"] and not (info["used"] and info["power"] == "wild"))
 
 
 def num_decks(rules: Rules) -> int:
@@ -111,9 +120,11 @@ def sd_cards(sd: dict) -> collections.Counter:
         c.update(hand)
     c.update(sd["discard"])
     c.update(sd["stock"])
+    c.update(sd.get("out_of_play", []))
+    c["JK"] += dj_apart(sd)
     for meld in sd["melds"]:
         c.update(physical(x) for x in meld["cards"])
-    return c
+    return +c
 
 
 def assert_cards_conserved(sd: dict, rules: Rules, where: str = "") -> None:
@@ -126,6 +137,8 @@ def assert_cards_conserved(sd: dict, rules: Rules, where: str = "") -> None:
 
 def card_value(card: str, rules: Rules, low_ace: bool = False) -> int:
     """RULES §2 (and the ``5-10-15`` variant); ``low_ace`` for an ace melded low in a run."""
+    if card.startswith("DJ"):  # RULES §8.8: the dealer's joker scores 0
+        return 0
     if card.startswith("JK"):
         return rules.joker_points
     rank = card[0]
@@ -178,20 +191,21 @@ def four_aces(cards: list[str], rules: Rules) -> bool:
 
 
 def hand_value(cards: Iterable[str], rules: Rules) -> int:
-    return sum(card_value(c, rules) for c in cards)
+    """Cards left in hand; under ``dealers_joker`` a joker there counts 0 (RULES §8.8)."""
+    return sum(0 if c == "JK" and rules.dealers_joker else card_value(c, rules) for c in cards)
 
 
 def is_run(cards: list[str]) -> bool:
     """A meld listing is a run if a joker is declared as a card or the naturals differ in rank."""
-    if any(c.startswith("JK=") for c in cards):
+    if any(c.startswith(("JK=", "DJ=")) for c in cards):
         return True
-    ranks = {c[0] for c in cards if c != "JK"}
+    ranks = {c[0] for c in cards if c not in ("JK", "DJ")}
     return len(ranks) > 1
 
 
 def declared(card: str) -> str:
-    """The card a meld entry stands for (``JK=8H`` -> ``8H``)."""
-    return card[3:] if card.startswith("JK=") else card
+    """The card a meld entry stands for (``JK=8H``, ``DJ=8H`` -> ``8H``)."""
+    return card[3:] if card.startswith(("JK=", "DJ=")) else card
 
 
 def run_accepts(cards: list[str], rank: str, corner: bool) -> tuple[bool, bool]:
@@ -255,10 +269,17 @@ def placement_effect(sd: dict, actor: int, action: str, rules: Rules) -> tuple[l
     """
     words = action.split()
     hand = collections.Counter(sd["hands"][actor])
+    if words[0] == "meld" and words[-1] == "double":  # RULES §8.8: doubled by the dealer's joker
+        used, pts = placement_effect(sd, actor, action.removesuffix(" double"), rules)
+        return used, 2 * pts
+    if words[:2] == ["layoff", "DJ"]:  # the dealer's joker, from no hand, scores 0
+        return [], 0
     if words[0] == "meld":
         cards, used, pts = words[1:], [], 0
-        run = len({c[0] for c in cards}) > 1
+        run = len({c[0] for c in cards if c != "DJ"}) > 1
         for pos, c in enumerate(cards):
+            if c == "DJ":
+                continue
             if hand[c] > 0:
                 hand[c] -= 1
                 used.append(c)
@@ -303,6 +324,9 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
     verb, phase = words[0], sd["phase"]
     hand = collections.Counter(sd["hands"][actor])
     ctx = f"{action!r} offered to player_{actor} in phase {phase}"
+    if rules.dealers_joker and gambit_plausible(sd, actor, action):
+        return
+    assert phase != "power", f"{ctx}: the dealer names a power first"
     if verb in ("draw", "stop", "take", "skip"):
         assert phase == "draw", ctx
     elif verb == "rummy":
@@ -356,6 +380,35 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
             assert any(m["cards"] == ["JK"] * 3 for m in sd["melds"]), f"{ctx}: no group of three jokers"
         if sd["obliged"] is not None:
             assert card == sd["obliged"], f"{ctx} while {sd['obliged']} is obliged"
+
+
+def gambit_plausible(sd: dict, actor: int, action: str) -> bool:
+    """RULES §8.8: the Dealer's Gambit moves (True when ``action`` is one, after checking it)."""
+    words = action.split()
+    info, dealer = sd["dealers_joker"], sd["dealer"]
+    ctx = f"{action!r} offered to player_{actor} in phase {sd['phase']} with {info}"
+    ready = actor == dealer and not info["used"] and not info["blocked"]
+    if words[0] == "power":
+        assert sd["phase"] == "power" and actor == dealer and info["power"] is None, ctx
+    elif words[0] == "split":
+        assert sd["phase"] == "draw" and ready and info["power"] == "split", ctx
+        assert 1 <= int(words[1]) < len(sd["discard"]), ctx
+    elif words[0] == "block":
+        hand = collections.Counter(sd["hands"][actor])
+        assert sd["phase"] == "play" and actor != dealer and hand["JK"] >= 1 and sd["obliged"] is None, ctx
+        assert info["power"] is not None and not info["used"] and not info["blocked"], ctx
+    elif "DJ" in words or words[-1] == "double":
+        assert sd["phase"] == "play" and ready, ctx
+        assert info["power"] == ("double" if words[-1] == "double" else "wild"), ctx
+        hand = collections.Counter(sd["hands"][actor])
+        if words[0] == "meld":
+            lacking = sum(hand[c] == 0 for c in words[1:] if c not in ("DJ", "double"))
+            assert lacking <= (0 if "DJ" in words else min(hand["JK"], 2)), ctx
+        if words[0] == "layoff":
+            assert sd["obliged"] is None, ctx
+    else:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- game end and rewards
@@ -456,6 +509,11 @@ class TransitionChecker:
         size = dealt_hand_size(self.rules)
         first = self.rules.seat_after(sd["dealer"])
         self.turn_new: set[int] = set()
+        if self.rules.dealers_joker:  # RULES §8.8: the dealer names the power first, blind
+            assert sd["phase"] == "power" and sd["current_player"] == sd["dealer"], sd["phase"]
+            assert sd["dealers_joker"] == {"power": None, "used": False, "blocked": False}
+            assert sd["out_of_play"] == [], sd["out_of_play"]
+            sd = {**sd, "phase": "opening" if self.rules.first_discard == "player" else "draw", "current_player": first}
         if self.rules.first_discard == "player":  # RULES §8.4: one extra card to the first player, no pile card
             want = [size + (p == first) for p in range(self.n)]
             assert [len(h) for h in sd["hands"]] == want, [len(h) for h in sd["hands"]]
@@ -489,7 +547,9 @@ class TransitionChecker:
         for meld in sd["melds"]:
             if self.rules.joker_mode == "groups_only" and "JK" in meld["cards"]:
                 assert set(meld["cards"]) == {"JK"}, f"{where}: jokers are not wild: {meld}"
-            if meld.get("double"):
+            if meld.get("sealed"):  # RULES §8.8: doubled by the dealer's joker, nothing laid off on it
+                assert self.rules.dealers_joker and meld.get("double") and len(meld["cards"]) == 3, f"{where}: {meld}"
+            elif meld.get("double"):
                 assert self.rules.four_of_a_kind_double and len(meld["cards"]) == 4, f"{where}: {meld}"
         if sd["phase"] != "game_over":
             mine = [p + e for p, e in zip(self.scorer.points(sd["melds"], self.n), self.extra, strict=True)]
@@ -658,16 +718,17 @@ class TransitionChecker:
             )
             if verb == "meld":
                 assert len(new["melds"]) == len(prev["melds"]) + 1, where
-                got = [declared(c) for c in new["melds"][-1]["cards"]]
-                if is_run(new["melds"][-1]["cards"]):
-                    assert got == words[1:], f"{where}: new meld {new['melds'][-1]}"
+                meld = new["melds"][-1]
+                want = [w for w in words[1:] if w != "double"]  # RULES §8.8: doubled by the dealer's joker
+                assert bool(meld.get("sealed")) == (words[-1] == "double"), f"{where}: {meld}"
+                if is_run(meld["cards"]):
+                    got = ["DJ" if c.startswith("DJ=") else declared(c) for c in meld["cards"]]
+                    assert got == want, f"{where}: new meld {meld}"
                 else:
-                    naturals = [c for c in got if c != "JK"]
-                    assert set(naturals) <= set(words[1:]) and len(got) == len(words) - 1, (
-                        f"{where}: new meld {new['melds'][-1]}"
-                    )
-                    double = rules_double(self.rules, words[1:])
-                    assert bool(new["melds"][-1].get("double")) == double, f"{where}: {new['melds'][-1]}"
+                    naturals = [c for c in meld["cards"] if c not in ("JK", "DJ")]
+                    assert set(naturals) <= set(want) and len(meld["cards"]) == len(want), f"{where}: new meld {meld}"
+                    double = rules_double(self.rules, want) or words[-1] == "double"
+                    assert bool(meld.get("double")) == double, f"{where}: {meld}"
                 assert all(o == actor for o in new["melds"][-1]["owners"]), where
             else:
                 grown = [
@@ -680,8 +741,28 @@ class TransitionChecker:
             assert new["hands"] == prev["hands"], where
             assert new["discard"] == (prev["discard"][-1:] if reshuffled else prev["discard"]), where
             self.check_turn_order(prev["discarder"], new, where)
+        elif verb in ("power", "split", "block"):
+            self.check_gambit_effect(prev, words, before, after, new, where)
         elif verb == "stop":
             raise AssertionError(f"{where}: 'stop' must end the hand")
+
+    def check_gambit_effect(self, prev: dict, words: list[str], before, after, new: dict, where: str) -> None:
+        """RULES §8.8: naming the power, a split (the cards above leave play), a block (both jokers leave play)."""
+        out = collections.Counter(new["out_of_play"]) - collections.Counter(prev["out_of_play"])
+        if words[0] == "power":
+            assert new["hands"] == prev["hands"] and new["dealers_joker"]["power"] == words[1], where
+            assert new["current_player"] == self.rules.seat_after(prev["dealer"]), where
+            assert new["phase"] == ("opening" if self.rules.first_discard == "player" else "draw"), where
+        elif words[0] == "split":
+            depth, pile = int(words[1]), prev["discard"]
+            taken = pile[len(pile) - 1 - depth]
+            assert after - before == collections.Counter([taken]) and not before - after, where
+            assert new["discard"] == pile[: len(pile) - 1 - depth], where
+            assert out == collections.Counter(pile[len(pile) - depth :]), f"{where}: out of play {out}"
+            assert new["obliged"] == taken and new["dealers_joker"]["used"], where
+        else:
+            assert before - after == collections.Counter(["JK"]) and not after - before, where
+            assert out == collections.Counter(["JK", "JK"]) and new["dealers_joker"]["blocked"], where
 
     def check_turn_order(self, discarder: int, new: dict, where: str) -> None:
         """After a discard (or a pass in its windows): the windows ask, and the next turn goes, in the direction of
@@ -698,8 +779,10 @@ class TransitionChecker:
 
 def action_kind(action: str) -> str:
     words = action.split()
+    if words[0] == "meld" and ("DJ" in words or words[-1] == "double"):  # RULES §8.8
+        return "meld DJ" if "DJ" in words else "meld double"
     if words[0] == "layoff":
-        return "layoff JK " + words[-1] if words[1] == "JK" else "layoff " + words[-1]
+        return f"layoff {words[1]} {words[-1]}" if words[1] in ("JK", "DJ") else "layoff " + words[-1]
     return words[0]
 
 
@@ -738,6 +821,7 @@ def random_rules(rng: random.Random, **fixed: Any) -> Rules:
     d["direction"] = rng.choice([1, 1, -1])
     d["min_run"] = rng.choice([3, 3, 4])
     d["hand_scoring"] = rng.choice(["subtract", "subtract", "add_to_winner"])
+    d["dealers_joker"] = rng.random() < 0.25
     d.update(fixed)
     if d["stock_exhausted"] == "play_out" and d["going_out"] in ("float", "float_unplayable_discard"):
         if "going_out" in fixed:  # RULES §8.7: play_out cannot be combined with floating
@@ -770,6 +854,8 @@ def make_valid_rules(d: dict) -> Rules:
                 d["going_out"] = "any"
             elif "joker_mode" in str(err):  # RULES §8.2: jokers that meld only together need three of them
                 d["joker_mode"] = "wild"
+            elif "dealers_joker" in str(err):  # RULES §8.8: the dealer's joker is a wild joker of a 3-card meld
+                d["dealers_joker"] = False
             else:
                 raise
     return Rules.from_dict(d)
@@ -791,6 +877,7 @@ def rules_strategy():
         "direction": st.sampled_from([1, -1]),
         "min_run": st.sampled_from([3, 4]),
         "hand_scoring": st.sampled_from(["subtract", "add_to_winner"]),
+        "dealers_joker": st.booleans(),
         **{name: st.sampled_from(values) for name, values in CHOICE_FIELDS.items()},
         **{name: st.booleans() for name in FLAG_FIELDS},
     }
@@ -890,7 +977,7 @@ def check_hidden_information(rules: Rules, sd: dict, rng: random.Random) -> int:
             other = restored(rules, variant, seed=7)
             for p in range(rules.players):
                 o1, o2 = base.observe(agent(p)), other.observe(agent(p))
-                if p in changed:
+                if p in changed and not (sd["phase"] == "power" and p == sd["dealer"]):  # RULES §8.8: blind
                     assert not np.array_equal(o1["observation"], o2["observation"]), (
                         f"player_{p}'s own hand changed ({label}) but its observation did not"
                     )
@@ -1034,6 +1121,9 @@ def engine_card_counts(eng) -> np.ndarray:
     s = eng.state
     g = eng.num_games
     counts = s.hand.astype(np.int64).sum(axis=1) + s.placed.astype(np.int64).sum(axis=1)
+    if eng.rules.dealers_joker:  # RULES §8.8: out of play, and the dealer's joker while it is apart
+        counts += s.out_of_play.astype(np.int64)
+        counts[:, -1] += ~s.dj_blocked & ~(s.dj_used & (s.dj_power == 0))
     for name, length in (("stock", s.stock_len), ("pile", s.pile_len)):
         arr = getattr(s, name).astype(np.int64)
         valid = np.arange(arr.shape[1])[None, :] < length[:, None]

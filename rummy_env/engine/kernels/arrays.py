@@ -27,6 +27,23 @@ def as_arrays(state: State) -> StateArrays:
 
 
 @kernel
+def copy_search_row(k, src, g, dst, d):
+    """``copy_row``, plus the dealer's joker and sealed melds under ``dealers_joker``."""
+    copy_row(src, g, dst, d)
+    if k.dealers_joker:
+        dst.dealer[d] = src.dealer[g]
+        dst.dj_power[d] = src.dj_power[g]
+        dst.dj_used[d] = src.dj_used[g]
+        dst.dj_blocked[d] = src.dj_blocked[g]
+        dst.dj_meld[d] = src.dj_meld[g]
+        dst.dj_slot[d] = src.dj_slot[g]
+        dst.meld_sealed[d] = src.meld_sealed[g]
+        dst.meld_double[d] = src.meld_double[g]
+        dst.out_of_play[d] = src.out_of_play[g]
+        dst.stock_len[d] = src.stock_len[g]
+
+
+@kernel
 def copy_row(src, g, dst, d):
     """Copy game ``g`` of ``src`` into row ``d`` of ``dst``: everything a turn search reads or changes."""
     dst.hand[d] = src.hand[g]

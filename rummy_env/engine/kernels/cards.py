@@ -123,7 +123,21 @@ def clear_hand_state(s, k, g):
     s.melded_points[g] = 0
     s.rummy_queue[g] = NOBODY
     s.discarder[g] = NOBODY
+    if k.dealers_joker:
+        clear_gambit(s, g)
     start_turn(s, g, seat_after(k, s.dealer[g], 1))
+
+
+@inline
+def clear_gambit(s, g):
+    """A new hand's dealer's joker: set aside, no power named; nothing out of play, no sealed meld."""
+    s.dj_power[g] = -1
+    s.dj_used[g] = False
+    s.dj_blocked[g] = False
+    s.dj_meld[g] = -1
+    s.dj_slot[g] = -1
+    s.meld_sealed[g] = False
+    s.out_of_play[g] = 0
 
 
 @kernel
@@ -131,7 +145,7 @@ def deal(s, k, g):
     """Shuffle and deal a new hand (the dealer is already set)."""
     players = k.players
     clear_hand_state(s, k, g)
-    cards = shuffle_row(s, g, k.deck, k.deck.shape[0])
+    cards = shuffle_row(s, g, k.deal_deck, k.deal_deck.shape[0])
     dealt = players * k.hand_cards
     for i in range(dealt):
         s.hand[g, seat_after(k, s.dealer[g], 1 + i), cards[i]] += 1
@@ -212,6 +226,29 @@ def take_from_pile(s, k, g, depth):
     s.obliged[g] = card if obliging else -1
     s.obliged_new[g] = obliging and k.requires_new_meld
     s.top_taken[g] = card if depth == 0 else -1
+
+
+@inline
+def split_pile(s, k, g, depth):
+    """``split D`` (power split): take the card at ``depth`` alone; the cards above it leave play; it is obliged."""
+    seat = s.current[g]
+    size = s.pile_len[g]
+    cut = size - 1 - depth
+    card = s.pile[g, cut]
+    for i in range(cut + 1, size):
+        s.out_of_play[g, s.pile[g, i]] += 1
+    s.hand[g, seat, card] += 1
+    s.known[g, seat, card] += 1
+    for copy in range(s.pile_pos.shape[1]):
+        for c in range(NUM_KINDS):
+            if s.pile_pos[g, copy, c] > cut:
+                s.pile_pos[g, copy, c] = 0
+    s.pile_len[g] = cut
+    s.phase[g] = PLAY_PHASE
+    s.obliged[g] = card
+    s.obliged_new[g] = k.requires_new_meld
+    s.top_taken[g] = -1
+    s.dj_used[g] = True
 
 
 @inline

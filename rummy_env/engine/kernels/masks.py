@@ -13,6 +13,7 @@ import numpy as np
 
 from ...actions import (
     DISCARD,
+    DJ_MELD,
     DRAW,
     JOKER_RUN,
     LAYOFF_GROUP,
@@ -23,13 +24,24 @@ from ...actions import (
     PASS,
     RUMMY,
     SKIP,
+    SPLIT,
     STOP,
     TAKE,
 )
 from ...cards import JOKER, NUM_KINDS
 from ...melds import NUM_PATTERNS, NUM_RUN_PATTERNS
 from ...rules import JOKER_GROUP_SIZE
-from ..state import DRAW_PHASE, GAME_OVER, LAY_OFF_PHASE, OPENING_PHASE, OUT_OF_TURN_PHASE, PLAY_PHASE, RUMMY_PHASE
+from ..state import (
+    DRAW_PHASE,
+    GAME_OVER,
+    LAY_OFF_PHASE,
+    OPENING_PHASE,
+    OUT_OF_TURN_PHASE,
+    PLAY_PHASE,
+    POWER_PHASE,
+    RUMMY_PHASE,
+)
+from .gambit import gambit_draw_mask, gambit_play_mask, power_mask
 from .jit import inline, kernel
 from .search import (
     column_action,
@@ -311,6 +323,13 @@ def restrict_openings(s, k, g, row, work):
         for a in range(k.offsets[MELD_RUN4], k.offsets[MELD_RUN4] + NUM_RUN_PATTERNS):
             if row[a]:
                 row[a] = reaches_minimum(s, k, g, seat, a, work)
+    if k.dealers_joker and phase != RUMMY_PHASE:
+        first, stop = (
+            (k.offsets[SPLIT], k.offsets[SPLIT + 1]) if phase == DRAW_PHASE else (k.offsets[DJ_MELD], k.offsets[SPLIT])
+        )
+        for a in range(first, stop):
+            if row[a]:
+                row[a] = reaches_minimum(s, k, g, seat, a, work)
 
 
 @kernel
@@ -320,8 +339,12 @@ def legal_row(s, k, g, row, work):
     phase = s.phase[g]
     if phase == DRAW_PHASE:
         draw_mask(s, k, g, row, work)
+        if k.dealers_joker:
+            gambit_draw_mask(s, k, g, row, work)
     elif phase == PLAY_PHASE:
         play_mask(s, k, g, row, work)
+        if k.dealers_joker:
+            gambit_play_mask(s, k, g, row, work)
     elif phase == RUMMY_PHASE:
         rummy_mask(s, k, g, row)
     elif phase == OPENING_PHASE:
@@ -330,6 +353,8 @@ def legal_row(s, k, g, row, work):
         out_of_turn_mask(s, k, g, row, work)
     elif phase == LAY_OFF_PHASE:
         lay_off_mask(s, k, g, row)
+    elif phase == POWER_PHASE:
+        power_mask(k, row)
     if k.minimum > 0:
         restrict_openings(s, k, g, row, work)
     if phase == PLAY_PHASE:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
-from ..observe import VARIANT_PHASES
-from ..state import GAME_OVER
+from ..observe import DEALERS_JOKER, VARIANT_PHASES
+from ..state import GAME_OVER, POWER_PHASE
 from .jit import kernel
 from .seats import seat_after, turns_from
 
@@ -24,8 +24,9 @@ def observe_row(s, k, g, seat, out):
     to_target = np.float64(np.float32(1.0 / k.target))
     out[:] = 0.0
     i = 0
+    hidden = k.dealers_joker and s.phase[g] == POWER_PHASE and seat == s.dealer[g]  # names the power blind
     for c in range(NUM_KINDS):
-        out[i + c] = np.float32(s.hand[g, seat, c]) * HALF
+        out[i + c] = 0.0 if hidden else np.float32(s.hand[g, seat, c]) * HALF
     i += NUM_KINDS
     for j in range(1, players):
         other = seat_after(k, seat, j)
@@ -99,3 +100,18 @@ def observe_row(s, k, g, seat, out):
     if k.deals > 0:
         played = s.hand_no[g] + (1 if s.phase[g] == GAME_OVER else 0)
         out[i] = np.float32(max(k.deals - played, 0) / k.deals)
+        i += 1
+    if k.dealers_joker:
+        observe_gambit(s, g, out, i)
+
+
+@kernel
+def observe_gambit(s, g, out, i):
+    """The dealer's joker (power one-hot, used, blocked) and the cards out of play, from index ``i``."""
+    if s.dj_power[g] >= 0:
+        out[i + s.dj_power[g]] = 1.0
+    out[i + 3] = 1.0 if s.dj_used[g] else 0.0
+    out[i + 4] = 1.0 if s.dj_blocked[g] else 0.0
+    i += DEALERS_JOKER
+    for c in range(NUM_KINDS):
+        out[i + c] = np.float32(s.out_of_play[g, c]) * HALF

@@ -17,6 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...actions import (
+    DJ_LAYOFF,
+    DJ_MELD,
+    DOUBLE,
     JOKER_GROUP,
     JOKER_RUN,
     LAYOFF_GROUP,
@@ -27,13 +30,14 @@ from ...actions import (
     MELD_JOKERS,
     MELD_RUN4,
     RUMMY,
+    SPLIT,
     TAKE,
 )
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ...melds import NUM_GROUP_PATTERNS, NUM_PATTERNS
 from ..state import OUT_OF_TURN_PHASE
-from .arrays import copy_row
-from .cards import call_rummy, mix64, take_from_pile
+from .arrays import copy_search_row
+from .cards import call_rummy, mix64, split_pile, take_from_pile
 from .jit import inline, kernel
 from .spec import (
     CORE_PLACEMENTS,
@@ -47,7 +51,17 @@ from .spec import (
     OUT_DISCARD_REQUIRED,
     RUN_OFF,
 )
-from .table import create_group4, create_jokers, create_meld, extend_group, extend_jokers, extend_run
+from .table import (
+    create_group4,
+    create_jokers,
+    create_meld,
+    dj_layoff,
+    dj_meld,
+    double_meld,
+    extend_group,
+    extend_jokers,
+    extend_run,
+)
 
 GOAL_OUT, GOAL_MINIMUM = 0, 1  # go out (the hand empty, opened); reach first_meld_minimum this turn
 VISITED = 4096  # slots of a search's table of positions seen (a full table only stops merging)
@@ -243,6 +257,12 @@ def place(s, k, g, kind, arg):
         return extend_jokers(s, k, g)
     if kind == LAYOFF_RUN:
         return extend_run(s, k, g, arg, False)
+    if kind == DJ_MELD:
+        return dj_meld(s, k, g, arg)
+    if kind == DJ_LAYOFF:
+        return dj_layoff(s, k, g, arg)
+    if kind == DOUBLE:
+        return double_meld(s, k, g, arg)
     return extend_run(s, k, g, arg, kind == JOKER_RUN)
 
 
@@ -254,6 +274,8 @@ def apply_move(s, k, g, action):
         take_from_pile(s, k, g, arg)
     elif kind == RUMMY:
         call_rummy(s, g, arg)
+    elif kind == SPLIT:
+        split_pile(s, k, g, arg + 1)
     else:
         s.turn_points[g] += place(s, k, g, kind, arg)
         s.obliged[g] = -1
@@ -323,7 +345,7 @@ def first_visit(visited, h):
 @inline
 def start_node(src, g, seat, root, k, scr, base):
     """Scratch row ``base``: game ``g`` of ``src`` after ``seat`` plays ``root``."""
-    copy_row(src, g, scr, base)
+    copy_search_row(k, src, g, scr, base)
     scr.current[base] = seat
     apply_move(scr, k, base, root)
 
@@ -343,7 +365,7 @@ def advance(k, scr, masks, cursor, top, base, visited):
             continue
         cursor[top] = w + 1
         child = top + 1
-        copy_row(scr, top, scr, child)
+        copy_search_row(k, scr, top, scr, child)
         apply_move(scr, k, child, column_action(k, w))
         if first_visit(visited, fingerprint(scr, child)):
             return top, child

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...actions import JOKER_GROUP, MELD
-from ...cards import CARD_RANK, CARD_SUIT, NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from ...cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ...melds import NUM_PATTERNS
 from ...rules import Rules
 from ..observe import has_variant_phases
@@ -90,6 +90,8 @@ class KernelSpec(NamedTuple):
     placements: int  # placement columns in use (search.py): the core ones, or all with the blocks above
     run4: bool  # min_run=4: the run patterns are 4-card runs, put down by the meld_run4 block
     add_to_winner: bool  # hand_scoring="add_to_winner": lay-offs after going out, hands added to the winner
+    dealers_joker: bool  # Dealer's Gambit: a joker set aside with a power the dealer names (kernels/gambit.py)
+    deal_deck: np.ndarray  # int8 [K or K - 1] the cards shuffled and dealt (the deck less the dealer's joker)
 
 
 def _near(spec: GameSpec) -> np.ndarray:
@@ -181,4 +183,14 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         placements=PLACEMENTS if rules.joker_mode == "groups_only" or rules.four_of_a_kind_double else CORE_PLACEMENTS,
         run4=rules.min_run == 4,
         add_to_winner=rules.hand_scoring == "add_to_winner",
+        dealers_joker=rules.dealers_joker,
+        deal_deck=_deal_deck(spec.deck, rules.dealers_joker),
     )
+
+
+def _deal_deck(deck: np.ndarray, dealers_joker: bool) -> np.ndarray:
+    """The deck dealt each hand: under ``dealers_joker`` one joker is set aside first."""
+    if not dealers_joker:
+        return np.ascontiguousarray(deck, dtype=np.int8)
+    aside = int(np.flatnonzero(deck == JOKER)[0])
+    return np.ascontiguousarray(np.delete(deck, aside), dtype=np.int8)

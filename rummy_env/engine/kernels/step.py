@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...actions import DISCARD, DRAW, PASS, RUMMY, SKIP, STOP, TAKE
+from ...actions import BLOCK, DISCARD, DRAW, PASS, POWER, RUMMY, SKIP, SPLIT, STOP, TAKE
+from ...cards import JOKER
 from ...melds import RUN
-from ..state import GAME_OVER, LAY_OFF_PHASE, NOBODY, OPENING_PHASE, OUT_OF_TURN_PHASE, PLAY_PHASE, RUMMY_PHASE
-from .cards import begin_draw, call_rummy, deal, draw_stock, push_pile, remove_card, take_from_pile
+from ..state import (
+    GAME_OVER,
+    LAY_OFF_PHASE,
+    NOBODY,
+    OPENING_PHASE,
+    OUT_OF_TURN_PHASE,
+    PLAY_PHASE,
+    POWER_PHASE,
+    RUMMY_PHASE,
+)
+from .cards import begin_draw, call_rummy, deal, draw_stock, push_pile, remove_card, split_pile, take_from_pile
+from .gambit import block_dj, name_power
 from .jit import inline, kernel
 from .masks import callable_depths, reaches_minimum
 from .search import hand_total, place
@@ -26,6 +37,9 @@ def start_hand(s, k, g):
     begin_draw(s, k, g, s.current[g])
     if k.opening:
         s.phase[g] = OPENING_PHASE
+    if k.dealers_joker:  # the dealer names the power of the dealer's joker before anything else
+        s.phase[g] = POWER_PHASE
+        s.current[g] = s.dealer[g]
 
 
 @kernel
@@ -196,6 +210,12 @@ def apply_action(s, k, g, action, work):
         return out_or_lay_offs(s, k, g, discard(s, k, g, arg, work))
     elif kind == SKIP:
         s.phase[g] = PLAY_PHASE
+    elif kind == POWER:
+        name_power(s, k, g, arg)
+    elif kind == SPLIT:
+        split_pile(s, k, g, arg + 1)
+    elif kind == BLOCK:
+        block_dj(s, g)
     elif kind == PASS:
         if s.phase[g] == OUT_OF_TURN_PHASE:
             pass_out_of_turn(s, k, g, work)
@@ -329,7 +349,8 @@ def end_hand(s, k, g, went_out, rewards):
     total = 0
     for p in range(players):
         for c in range(s.hand.shape[2]):
-            left[p] += s.hand[g, p, c] * k.values[c]
+            if not (k.dealers_joker and c == JOKER):  # Dealer's Gambit: a joker left in hand counts 0
+                left[p] += s.hand[g, p, c] * k.values[c]
         if k.no_penalty and went_out < 0:
             left[p] = 0
     gains = hand_gains(k, left, went_out)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from ...actions import DJ_GROUPS, DJ_RUN_SPOTS
 from ...cards import ACE, FOUR_ACES_ACE, JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 from ...melds import GROUP, GROUP_JOKER_SLOT, JOKERS, MAX_GROUP, MAX_RUN, RUN
 from .cards import remove_card
 from .jit import inline, kernel
+
+SUIT_PAIRS = 6  # pairs of suits a group with the dealer's joker names (actions.SUIT_PAIRS)
 
 
 @kernel
@@ -32,6 +35,8 @@ def refresh_accepts(s, k, g):
     s.open_groups[g] = 0
     for m in range(s.num_melds[g]):
         length = s.meld_len[g, m]
+        if k.dealers_joker and s.meld_sealed[g, m]:
+            continue
         if s.meld_kind[g, m] == RUN:
             lo = s.meld_lo[g, m]
             base = s.meld_suit[g, m] * NUM_RANKS
@@ -54,12 +59,19 @@ def create_meld(s, k, g, pattern):
     """Put down meld ``pattern`` (3 cards, or a 4-card run under ``min_run=4``) from the acting hand (jokers
     for cards lacking); returns points."""
     seat = s.current[g]
-    group = k.pat_group[pattern]
-    size = k.pat_size[pattern]
     natural = 0  # bit i: card i of the pattern comes from the hand
-    for i in range(size):
+    for i in range(k.pat_size[pattern]):
         if s.hand[g, seat, k.pat_cards[pattern, i]] > 0:
             natural |= 1 << i
+    return create_meld_from(s, k, g, pattern, natural)
+
+
+@kernel
+def create_meld_from(s, k, g, pattern, natural):
+    """Put down meld ``pattern`` with the cards of bitmask ``natural`` from the hand and jokers for the others."""
+    seat = s.current[g]
+    group = k.pat_group[pattern]
+    size = k.pat_size[pattern]
     for i in range(size):
         remove_card(s, g, seat, k.pat_cards[pattern, i] if (natural >> i) & 1 else JOKER)
     slot = s.num_melds[g]
@@ -110,18 +122,7 @@ def place_card(s, g, meld, slot, joker, card):
 @kernel
 def extend_run(s, k, g, card, joker):
     """Lay off ``card`` (a joker standing for it if ``joker``) on the earliest run it extends; returns points."""
-    meld, high = 0, False
-    for m in range(s.num_melds[g]):
-        if s.meld_kind[g, m] != RUN:
-            continue
-        lo, length = s.meld_lo[g, m], s.meld_len[g, m]
-        base = s.meld_suit[g, m] * NUM_RANKS
-        if high_ok(lo, length, k.corner) and base + (lo + length) % NUM_RANKS == card:
-            meld, high = m, True
-            break
-        if low_ok(lo, length, k.corner) and base + (lo - 1) % NUM_RANKS == card:
-            meld = m
-            break
+    meld, high = run_target(s, k, g, card)
     lo = s.meld_lo[g, meld]
     new_lo = lo if high else (lo - 1) % NUM_RANKS
     s.meld_lo[g, meld] = new_lo
@@ -136,17 +137,40 @@ def extend_run(s, k, g, card, joker):
     return k.values[card]
 
 
+@inline
+def run_target(s, k, g, card):
+    """The earliest run (not sealed) that ``card`` extends, and whether at its high end."""
+    for m in range(s.num_melds[g]):
+        if s.meld_kind[g, m] != RUN or (k.dealers_joker and s.meld_sealed[g, m]):
+            continue
+        lo, length = s.meld_lo[g, m], s.meld_len[g, m]
+        base = s.meld_suit[g, m] * NUM_RANKS
+        if high_ok(lo, length, k.corner) and base + (lo + length) % NUM_RANKS == card:
+            return m, True
+        if low_ok(lo, length, k.corner) and base + (lo - 1) % NUM_RANKS == card:
+            return m, False
+    return 0, False
+
+
+@inline
+def group_target(s, k, g, rank, card):
+    """The earliest group of ``rank`` (not sealed) with room for ``card`` (-1: a joker)."""
+    suit = 0 if card < 0 else k.card_suit[card]
+    for m in range(s.num_melds[g]):
+        room = s.meld_kind[g, m] == GROUP and s.meld_rank[g, m] == rank and s.meld_len[g, m] < MAX_GROUP
+        if k.dealers_joker and s.meld_sealed[g, m]:
+            room = False
+        if room and (card < 0 or (s.meld_suits[g, m] >> suit) & 1 == 0):
+            return m
+    return 0
+
+
 @kernel
 def extend_group(s, k, g, rank, card):
     """Lay off natural ``card`` (or a joker where ``card`` is -1) on the earliest group of ``rank`` with room."""
     joker = card < 0
     suit = 0 if joker else k.card_suit[card]
-    meld = 0
-    for m in range(s.num_melds[g]):
-        room = s.meld_kind[g, m] == GROUP and s.meld_rank[g, m] == rank and s.meld_len[g, m] < MAX_GROUP
-        if room and (joker or (s.meld_suits[g, m] >> suit) & 1 == 0):
-            meld = m
-            break
+    meld = group_target(s, k, g, rank, card)
     bits = s.meld_suits[g, meld]
     naturals = 0
     for b in range(NUM_SUITS):
@@ -252,3 +276,99 @@ def extend_jokers(s, k, g):
     place_card(s, g, meld, GROUP_JOKER_SLOT + s.meld_len[g, meld], True, JOKER)
     refresh_accepts(s, k, g)
     return k.values[JOKER]
+
+
+@inline
+def lend_dj(s, g):
+    """Put the dealer's joker in the acting hand for one placement; returns the hand's known jokers."""
+    s.hand[g, s.current[g], JOKER] += 1
+    return s.known[g, s.current[g], JOKER]
+
+
+@inline
+def placed_dj(s, k, g, meld, slot, known):
+    """The dealer's joker now stands in ``slot`` of ``meld`` (the hand's known jokers restored); used."""
+    s.known[g, s.current[g], JOKER] = known
+    s.dj_meld[g] = meld
+    s.dj_slot[g] = slot
+    s.dj_used[g] = True
+
+
+@kernel
+def dj_meld(s, k, g, arg):
+    """``power wild``: meld two naturals with the dealer's joker (``DJ_MELD`` argument); it scores 0."""
+    if arg < DJ_GROUPS:
+        rank, pair = arg // SUIT_PAIRS, arg % SUIT_PAIRS
+        a, b = pair_suits(pair)
+        spare, missing = -1, -1  # the suits not named: the DJ stands in the lower one's spot of the pattern
+        for suit in range(NUM_SUITS):
+            if suit != a and suit != b:
+                if spare < 0:
+                    spare = suit
+                else:
+                    missing = suit
+        pattern = rank * NUM_SUITS + missing
+        natural = 0
+        for i in range(3):
+            if k.card_suit[k.pat_cards[pattern, i]] != spare:
+                natural |= 1 << i
+        slot = GROUP_JOKER_SLOT
+    else:
+        run, spot = (arg - DJ_GROUPS) // DJ_RUN_SPOTS, (arg - DJ_GROUPS) % DJ_RUN_SPOTS
+        pattern = NUM_RANKS * NUM_SUITS + run
+        natural = 7 ^ (1 << spot)
+        slot = k.card_rank[k.pat_cards[pattern, spot]]
+    known = lend_dj(s, g)
+    points = create_meld_from(s, k, g, pattern, natural)
+    placed_dj(s, k, g, s.num_melds[g] - 1, slot, known)
+    return points - k.values[JOKER]
+
+
+@kernel
+def dj_layoff(s, k, g, arg):
+    """``power wild``: lay off the dealer's joker as a natural on a run, or as a rank on a group; it scores 0."""
+    known = lend_dj(s, g)
+    if arg < NUM_NATURAL:
+        meld = run_target(s, k, g, arg)[0]
+        points = extend_run(s, k, g, arg, True)
+        slot = k.card_rank[arg]
+    else:
+        meld = group_target(s, k, g, arg - NUM_NATURAL, -1)
+        slot = GROUP_JOKER_SLOT + s.meld_len[g, meld] - group_naturals(s, g, meld)
+        points = extend_group(s, k, g, arg - NUM_NATURAL, -1)
+    placed_dj(s, k, g, meld, slot, known)
+    return points - k.values[JOKER]
+
+
+@inline
+def pair_suits(pair):
+    """The two suits of pair ``pair`` of ``actions.SUIT_PAIRS`` ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))."""
+    i = 0
+    for a in range(NUM_SUITS):
+        for b in range(a + 1, NUM_SUITS):
+            if i == pair:
+                return a, b
+            i += 1
+    return 0, 1
+
+
+@inline
+def group_naturals(s, g, meld):
+    """Natural cards in a group."""
+    naturals = 0
+    for b in range(NUM_SUITS):
+        naturals += (s.meld_suits[g, meld] >> b) & 1
+    return naturals
+
+
+@kernel
+def double_meld(s, k, g, pattern):
+    """``power double``: put down meld ``pattern`` with the dealer's joker on it: doubled, sealed."""
+    points = create_meld(s, k, g, pattern)
+    slot = s.num_melds[g] - 1
+    s.meld_double[g, slot] = True
+    s.meld_sealed[g, slot] = True
+    s.dj_meld[g] = slot
+    s.dj_used[g] = True
+    refresh_accepts(s, k, g)
+    return 2 * points

@@ -1,0 +1,365 @@
+"""RULES §8.8 ``dealers_joker`` (Dealer's Gambit): a joker set aside before each deal, whose power the dealer
+names blind (``wild``, ``double``, ``split``), used at most once, blockable by another player's joker."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+
+import rummy_env
+from rummy_env import Rules
+from rummy_env.engine.observe import rules_obs_layout
+
+from .helpers import Game, P, scenario
+
+DJ = {"dealers_joker": True}
+WILD = {"power": "wild", "used": False, "blocked": False}
+DOUBLE = {"power": "double", "used": False, "blocked": False}
+SPLIT = {"power": "split", "used": False, "blocked": False}
+RUN_5_7H = {"owner": 1, "cards": ["5H", "6H", "7H"]}
+
+
+def apart(info: dict | None) -> bool:
+    """The dealer's joker is counted apart (set aside, on a sealed meld, or spent by a split)."""
+    info = info or {"power": None, "used": False, "blocked": False}
+    return not info["blocked"] and not (info["used"] and info["power"] == "wild")
+
+
+def gstart(hands, discard=(), melds=(), dj=None, out=(), current_player=0, dealer=0, extra=None, **rules) -> Game:
+    """A Dealer's Gambit scenario (player_0 deals by default): the stock holds every card that is neither in
+    play, nor out of play, nor the dealer's joker set apart."""
+    rules = {**DJ, "players": len(hands), **rules}
+    counted = [{**m, "cards": ["JK" + c[2:] if c.startswith("DJ") else c for c in m["cards"]]} for m in melds]
+    extra = {"dealers_joker": dj, "out_of_play": list(out), **(extra or {})}
+    sc = scenario(hands, discard, counted, (), current_player, dealer, rules=rules, **extra)
+    sc["melds"] = [dict(m) for m in melds]
+    drop = collections.Counter(out) + collections.Counter(["JK"] * apart(dj))
+    stock = []
+    for card in reversed(sc["stock"]):
+        if drop[card] > 0:
+            drop[card] -= 1
+        else:
+            stock.append(card)
+    assert not +drop, f"test bug: {dict(drop)} is not left for the stock"
+    sc["stock"] = stock[::-1]
+    env = rummy_env.raw_env(**rules)
+    env.reset(seed=0, options={"scenario": sc})
+    return Game(env, rules)
+
+
+def fresh(seed=0, **rules) -> Game:
+    env = rummy_env.raw_env(**{**DJ, **rules})
+    env.reset(seed=seed)
+    return Game(env, rules)
+
+
+def gambit_actions(g: Game) -> set[str]:
+    words = ("DJ", "double", "split", "block", "power")
+    return {a for a in g.legal() if any(w in a.split() for w in words)}
+
+
+# --------------------------------------------------------------------------- configuration
+def test_dealers_joker_needs_wild_jokers():
+    with pytest.raises(ValueError, match="dealers_joker"):
+        Rules(dealers_joker=True, jokers_per_deck=0)
+    with pytest.raises(ValueError, match="dealers_joker"):
+        Rules(dealers_joker=True, players=4, jokers_per_deck=4, joker_mode="groups_only")
+    with pytest.raises(ValueError, match="dealers_joker"):
+        Rules(dealers_joker=True, min_run=4)
+    with pytest.raises(ValueError, match="dealers_joker"):
+        Rules(dealers_joker="yes")
+    with pytest.raises(ValueError, match="dealers_joker"):
+        Rules.preset("dealers_gambit", jokers_per_deck=0)
+    assert Rules().dealers_joker is False
+
+
+def test_deck_must_hold_the_dealers_joker_too():
+    """13 cards to 4 players and the pile card take 53 cards; the dealer's joker needs a 54th apart."""
+    Rules(players=4, hand_size=13, jokers_per_deck=1)
+    with pytest.raises(ValueError, match="hand_size"):
+        Rules(players=4, hand_size=13, jokers_per_deck=1, dealers_joker=True)
+
+
+def test_preset_dealers_gambit():
+    rules = Rules.preset("dealers_gambit")
+    assert (rules.direction, rules.dealers_joker, rules.target_score) == (-1, True, 250)
+    env = rummy_env.env(preset="dealers_gambit", players=3)
+    env.reset(seed=1)
+    sd = env.unwrapped.state_dict()
+    assert sd["phase"] == "power" and sd["dealers_joker"] == {"power": None, "used": False, "blocked": False}
+
+
+# --------------------------------------------------------------------------- the deal and the power phase
+def test_one_joker_is_set_aside_before_the_deal():
+    """54 cards: 3 x 7 dealt, one upcard, the dealer's joker apart, the other 31 in the stock."""
+    g = fresh(players=3)
+    sd = g.sd()
+    in_play = collections.Counter(c for h in sd["hands"] for c in h) + collections.Counter(sd["discard"] + sd["stock"])
+    assert [len(h) for h in sd["hands"]] == [7, 7, 7] and len(sd["discard"]) == 1 and len(sd["stock"]) == 31
+    assert in_play["JK"] == 1 and sum(in_play.values()) == 53 and sd["out_of_play"] == []
+
+
+def test_the_dealer_names_a_power_first():
+    g = fresh(players=3)
+    dealer = g.sd()["dealer"]
+    assert g.phase == "power" and g.agent == P(dealer)
+    g.exact({"power wild", "power double", "power split"})
+    g.refuse("draw")
+    g.play("power split")
+    sd = g.sd()
+    assert sd["phase"] == "draw" and sd["current_player"] == (dealer + 1) % 3
+    assert sd["dealers_joker"] == {"power": "split", "used": False, "blocked": False}
+
+
+def test_the_dealer_names_the_power_without_seeing_the_hand():
+    """SPEC: in phase power the dealer's own hand is hidden from their observation."""
+    g = fresh(players=3, seed=2)
+    rules = Rules(players=3, dealers_joker=True)
+    layout = rules_obs_layout(rules, copies=2)
+    dealer = P(g.sd()["dealer"])
+    hand = layout.slice("hand")
+    assert g.sd()["hands"][g.sd()["dealer"]]
+    assert not g.env.observe(dealer)["observation"][hand].any()
+    g.play("power double")
+    obs = g.env.observe(dealer)["observation"]
+    assert obs[hand].sum() == pytest.approx(3.5)  # seven cards, count / 2
+    assert obs[layout.slice("dealers_joker")].tolist() == [0.0, 1.0, 0.0, 0.0, 0.0]
+
+
+def test_observation_has_the_gambit_sections_only_under_the_switch():
+    plain = rules_obs_layout(Rules(players=3), copies=2)
+    assert "dealers_joker" not in plain.slices and "out_of_play" not in plain.slices
+    env = rummy_env.raw_env(players=3)
+    env.reset(seed=0)
+    assert env.observe(env.agent_selection)["observation"].shape == (plain.size,)
+
+
+# --------------------------------------------------------------------------- wild
+def test_wild_melds_a_group_with_the_dealers_joker_for_0():
+    g = gstart([["9C", "9D", "2S", "KH"], ["3C", "4D"]], dj=WILD, extra={"phase": "play"})
+    g.play("p0:meld 9C 9D DJ")
+    sd = g.sd()
+    assert sd["melds"][0]["cards"] == ["9C", "9D", "DJ"] and sd["melds"][0]["owners"] == [0, 0, 0]
+    assert sd["melded_points"] == [18, 0] and g.hand(0) == ["2S", "KH"]
+    assert sd["dealers_joker"] == {"power": "wild", "used": True, "blocked": False}
+
+
+def test_wild_melds_a_run_with_the_dealers_joker_where_it_stands():
+    g = gstart([["5H", "7H", "2S", "KC"], ["3C", "4D"]], dj=WILD, extra={"phase": "play"})
+    assert {"meld 5H DJ 7H"} <= g.legal() and "meld 5H 7H DJ" not in g.legal()
+    g.play("p0:meld 5H DJ 7H")
+    assert g.melds()[0]["cards"] == ["5H", "DJ=6H", "7H"] and g.sd()["melded_points"] == [12, 0]
+
+
+def test_wild_lays_off_the_dealers_joker():
+    g = gstart([["2S", "KC"], ["3C", "4D"]], melds=[RUN_5_7H], dj=WILD, extra={"phase": "play"})
+    assert {"layoff DJ as 8H run", "layoff DJ as 4H run"} <= g.legal()
+    g.play("p0:layoff DJ as 8H run")
+    meld = g.melds()[0]
+    assert meld["cards"] == ["5H", "6H", "7H", "DJ=8H"] and meld["owners"] == [1, 1, 1, 0]
+    assert g.sd()["melded_points"] == [0, 18] and g.hand(0) == ["2S", "KC"]
+
+
+def test_the_dealers_joker_is_used_once():
+    g = gstart([["9C", "9D", "5S", "5D", "KH"], ["3C", "4D", "QS"]], dj=WILD, extra={"phase": "play"})
+    g.play("p0:meld 9C 9D DJ")
+    assert not gambit_actions(g)
+    g.play("p0:discard KH", "p1:draw", "p1:discard QS", "p0:draw")
+    assert not {a for a in g.legal() if "DJ" in a}
+
+
+def test_only_the_dealer_on_their_turn_uses_wild():
+    g = gstart([["2S", "KC"], ["5S", "5D", "4D"]], dj=WILD, current_player=1, extra={"phase": "play"})
+    assert not {a for a in g.legal() if "DJ" in a}
+    g = gstart([["9C", "9D", "2S"], ["3C", "4D"]], dj=DOUBLE, extra={"phase": "play"})
+    assert not {a for a in g.legal() if "DJ" in a}
+
+
+def test_wild_melds_the_obliged_card():
+    g = gstart([["9C", "9D", "2S", "KC"], ["3C", "4D"]], dj=WILD, extra={"phase": "play", "obliged": "9C"})
+    melds = {a for a in g.legal() if a.startswith("meld")}
+    assert melds == {"meld 9C 9D DJ"}
+    assert not {a for a in g.legal() if a.startswith("layoff DJ")}
+
+
+# --------------------------------------------------------------------------- double
+def test_double_doubles_and_seals_the_meld():
+    g = gstart([["9C", "9D", "9S", "2H", "KC"], ["9H", "JK", "3C"]], dj=DOUBLE, extra={"phase": "play"})
+    assert "meld 9C 9D 9S double" in g.legal()
+    g.play("p0:meld 9C 9D 9S double")
+    meld = g.melds()[0]
+    assert meld["cards"] == ["9C", "9D", "9S"] and meld["double"] is True and meld["sealed"] is True
+    assert g.sd()["melded_points"] == [54, 0]  # 2 x (9 + 9 + 9); the dealer's joker itself scores 0
+    g.play("p0:discard KC", "p1:draw")
+    assert not {a for a in g.legal() if a.startswith("layoff")}  # sealed: neither 9H nor a joker goes on it
+    g.refuse("layoff 9H group")
+
+
+def test_double_scores_at_the_end_of_the_hand_and_jokers_in_hand_count_0():
+    g = gstart([["9C", "9D", "9S", "2H"], ["JK", "KC"]], dj=DOUBLE, extra={"phase": "play"})
+    g.play("p0:meld 9C 9D 9S double", "p0:discard 2H")
+    sd = g.sd()
+    assert sd["hand_scores"] == [54, -10]  # the joker left in player_1's hand counts 0, the king 10
+    assert sd["scores"] == [54, -10]
+
+
+def test_double_only_with_power_double():
+    g = gstart([["9C", "9D", "9S", "2H"], ["3C", "KC"]], dj=WILD, extra={"phase": "play"})
+    assert "meld 9C 9D 9S" in g.legal() and "meld 9C 9D 9S double" not in g.legal()
+
+
+# --------------------------------------------------------------------------- split
+def test_split_takes_one_deep_card_and_the_cards_above_leave_play():
+    g = gstart([["7D", "7H", "2S", "3S"], ["3C", "4D"]], discard=["AC", "7C", "KD", "2C"], dj=SPLIT)
+    assert {"split 2"} <= g.legal() and "split 1" not in g.legal()
+    g.play("p0:split 2")
+    sd = g.sd()
+    assert sd["discard"] == ["AC"] and sorted(sd["out_of_play"]) == ["2C", "KD"]
+    assert sd["obliged"] == "7C" and g.hand(0) == ["2S", "3S", "7C", "7D", "7H"]
+    assert sd["dealers_joker"]["used"] and "7C" in sd["known"][0]
+    g.refuse("discard 2S")
+    g.play("p0:meld 7C 7D 7H", "p0:discard 2S")
+    assert g.sd()["out_of_play"] == ["2C", "KD"]
+
+
+def test_split_needs_a_card_that_melds_at_once_and_power_split():
+    g = gstart([["7D", "2S", "3S"], ["3C", "4D"]], discard=["AC", "7C", "KD"], dj=SPLIT)
+    assert not {a for a in g.legal() if a.startswith("split")}
+    g = gstart([["7D", "7H", "2S"], ["3C", "4D"]], discard=["AC", "7C", "KD"], dj=WILD)
+    assert not {a for a in g.legal() if a.startswith("split")}
+    g = gstart([["7D", "7H", "2S"], ["3C", "4D"]], discard=["AC", "7C", "KD"], dj=SPLIT, current_player=1)
+    assert not {a for a in g.legal() if a.startswith("split")}
+
+
+# --------------------------------------------------------------------------- block
+def test_block_puts_a_joker_on_the_dealers_joker():
+    g = gstart([["2S", "KC"], ["JK", "3C", "4D"]], dj=WILD, current_player=1, extra={"phase": "play"})
+    assert "block" in g.legal()
+    g.play("p1:block")
+    sd = g.sd()
+    assert sd["out_of_play"] == ["JK", "JK"] and g.hand(1) == ["3C", "4D"]
+    assert sd["dealers_joker"] == {"power": "wild", "used": False, "blocked": True}
+    g.play("p1:discard 3C", "p0:draw")
+    assert not gambit_actions(g)
+
+
+def test_block_conditions():
+    hands = [["2S", "KC"], ["JK", "3C", "4D"]]
+    g = gstart(hands, dj=WILD, current_player=1)
+    assert "block" not in g.legal()  # before the draw
+    g = gstart(hands, dj=WILD, current_player=1, extra={"phase": "play", "obliged": "JK"})
+    assert "block" not in g.legal()  # an obligation is pending
+    g = gstart([["2S", "KC"], ["5C", "3C", "4D"]], dj=WILD, current_player=1, extra={"phase": "play"})
+    assert "block" not in g.legal()  # no joker
+    g = gstart([["JK", "KC"], ["5C", "3C"]], dj=WILD, current_player=0, extra={"phase": "play"})
+    g.refuse("block")  # the dealer does not block their own joker
+    used = {"power": "double", "used": True, "blocked": False}
+    sealed = {"owner": 0, "cards": ["9C", "9D", "9S"], "double": True, "sealed": True}
+    g = gstart(hands, melds=[sealed], dj=used, current_player=1, extra={"phase": "play"})
+    assert "block" not in g.legal()  # already used
+    g = gstart([["JK", "3C"], ["5C", "3S"]], dj=WILD, current_player=0, dealer=1, extra={"phase": "play"})
+    assert "block" in g.legal()
+
+
+def test_block_is_explained_when_refused():
+    g = gstart([["JK", "KC"], ["5C", "3C"]], dj=WILD, extra={"phase": "play"})
+    with pytest.raises(ValueError, match="dealer cannot block"):
+        g.env.step(g.env.action_from_str("block"))
+
+
+# --------------------------------------------------------------------------- end of the hand
+def test_an_unused_dealers_joker_leaves_play_at_the_end_of_the_hand():
+    g = gstart([["9C", "9D", "9S", "2H"], ["JK", "KC"]], dj=WILD, extra={"phase": "play"}, target_score=500)
+    g.play("p0:meld 9C 9D 9S", "p0:discard 2H")
+    sd = g.sd()
+    assert sd["hand_scores"] == [27, -10] and sd["phase"] == "power" and sd["current_player"] == 1
+    assert sd["dealers_joker"] == {"power": None, "used": False, "blocked": False} and sd["out_of_play"] == []
+
+
+def test_out_of_play_is_emptied_by_the_next_deal():
+    g = gstart([["2H"], ["JK", "KC", "3D"]], dj=WILD, current_player=1, extra={"phase": "play"})
+    g.play("p1:block", "p1:discard 3D", "p0:draw")
+    assert g.sd()["out_of_play"] == ["JK", "JK"]
+    while g.phase != "power":
+        g.play(sorted(a for a in g.legal() if a.startswith(("discard", "draw", "pass", "stop")))[0])
+    assert g.sd()["out_of_play"] == []
+
+
+# --------------------------------------------------------------------------- strings and scenarios
+def test_action_strings():
+    env = rummy_env.raw_env(players=2, dealers_joker=True)
+    for text in ("power wild", "meld 9C 9D DJ", "meld 5H DJ 7H", "meld DJ 6H 7H", "layoff DJ as 8H run"):
+        assert env.action_to_str(env.action_from_str(text)) == text
+    assert env.action_to_str(env.action_from_str("meld 9C 9D 9S double")) == "meld 9C 9D 9S double"
+    assert env.action_to_str(env.action_from_str("layoff DJ as 9 group")) == "layoff DJ as 9 group"
+    assert env.action_to_str(env.action_from_str("split 3")) == "split 3"
+    assert env.action_to_str(env.action_from_str("block")) == "block"
+    for bad in (
+        "power",
+        "power foo",
+        "split 0",
+        "split",
+        "block now",
+        "meld 9C DJ DJ",
+        "meld 9D 9C DJ",
+        "layoff DJ run",
+    ):
+        with pytest.raises(ValueError):
+            env.action_from_str(bad)
+    plain = rummy_env.raw_env(players=2)
+    for text in ("power wild", "meld 9C 9D DJ", "split 2", "block", "meld 9C 9D 9S double"):
+        with pytest.raises(ValueError, match="not an action under these rules"):
+            plain.action_from_str(text)
+
+
+def test_state_dict_round_trip_with_the_dealers_joker_on_the_table():
+    g = gstart([["5H", "7H", "2S", "KC", "9C", "9D"], ["3C", "4D"]], dj=WILD, extra={"phase": "play"})
+    g.play("p0:meld 5H DJ 7H")
+    sd = g.sd()
+    env = rummy_env.raw_env(players=2, dealers_joker=True)
+    env.reset(seed=0, options={"scenario": sd})
+    assert env.state_dict() == sd
+    assert (np.asarray(env.observe(P(0))["action_mask"]) == g.mask()).all()
+
+
+@pytest.mark.parametrize(
+    ("melds", "dj", "out", "match"),
+    [
+        ([{"owner": 0, "cards": ["9C", "9D", "DJ"]}], {"power": "split", "used": True, "blocked": False}, (), "wild"),
+        ([{"owner": 0, "cards": ["9C", "9D", "DJ"]}], WILD, (), "wild and used"),
+        ([{"owner": 1, "cards": ["9C", "9D", "DJ"]}], {**WILD, "used": True}, (), "put down by the dealer"),
+        ([{"owner": 0, "cards": ["9C", "9D", "9S"], "sealed": True}], {**DOUBLE, "used": True}, (), "double"),
+        ([], {**DOUBLE, "used": True}, (), "sealed"),
+        ([], {"power": None, "used": True, "blocked": False}, (), "power"),
+        ([], {**WILD, "blocked": True}, (), "out_of_play"),
+        ([], {**WILD, "power": "joker"}, (), "power"),
+        ([], {**WILD, "used": True, "blocked": True}, ("JK", "JK"), "blocked"),
+    ],
+)
+def test_inconsistent_scenarios_are_refused(melds, dj, out, match):
+    with pytest.raises(ValueError, match=match):
+        gstart([["2S"], ["3C"]], melds=melds, dj=dj, out=out)
+
+
+def test_gambit_keys_need_the_switch():
+    sc = scenario([["2S"], ["3C"]], dealers_joker=WILD)
+    env = rummy_env.raw_env(players=2)
+    with pytest.raises(ValueError, match="dealers_joker"):
+        env.reset(seed=0, options={"scenario": sc})
+    sc = scenario([["2S"], ["3C"]], melds=[{"owner": 0, "cards": ["9C", "9D", "JK"]}])
+    sc["melds"][0]["cards"][2] = "DJ"
+    with pytest.raises(ValueError, match="dealers_joker"):
+        env.reset(seed=0, options={"scenario": sc})
+    with pytest.raises(ValueError, match="power"):
+        gstart([["2S"], ["3C"]], dj=WILD, extra={"phase": "power"})
+
+
+def test_render_shows_the_dealers_joker():
+    g = gstart([["5H", "7H", "2S", "KC"], ["3C", "4D"]], dj=WILD, out=("AS",), extra={"phase": "play"})
+    g.play("p0:meld 5H DJ 7H")
+    env = rummy_env.raw_env(players=2, dealers_joker=True, render_mode="ansi")
+    env.reset(seed=0, options={"scenario": g.sd()})
+    text = env.render()
+    assert "DJ=6H" in text and "dealer's joker (DJ): power wild, used" in text and "out of play: AS" in text
