@@ -34,7 +34,12 @@ def unseen_counts(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     table = s.placed[games].sum(axis=1).astype(np.int64)
     table[:, JOKER] = s.table_jokers[games].sum(axis=1)  # jokers on the table now, wherever they were placed
     others_known = known.sum(axis=1) - known[rows, seat]
-    return spec.counts[None, :].astype(np.int64) - hands[rows, seat] - pile - table - others_known
+    unseen = spec.counts[None, :].astype(np.int64) - hands[rows, seat] - pile - table - others_known
+    if spec.rules.dealers_joker:  # RULES §8.8: cards out of play, and the dealer's joker while it is apart
+        unseen -= s.out_of_play[games].astype(np.int64)
+        wild_on_table = s.dj_used[games] & (s.dj_power[games] == 0)
+        unseen[:, JOKER] -= ~s.dj_blocked[games] & ~wild_on_table
+    return unseen
 
 
 def hidden_slots(s: State, games: np.ndarray) -> np.ndarray:

@@ -64,10 +64,13 @@ import numpy as np
 
 from rummy_env import Engine, Rules
 
-ROWS = ("engine", "aec", "aec-hand", "variants", "openspiel", "rlcard")
+ROWS = ("engine", "aec", "aec-hand", "variants", "gambit", "openspiel", "rlcard")
 # the "variants" row: a heavy mix of RULES §8 switches (windows between turns, 4-card runs, lay-offs after
 # going out, draws of two) on the batched engine, at the largest batch, from a lock-step start
 HEAVY_MIX = Rules(players=3, meld_out_of_turn=True, min_run=4, hand_scoring="add_to_winner", stock_draw=2)
+# the "gambit" row: Dealer's Gambit (the power phase, the dealer's joker's searches, blocks; dealers_joker needs
+# 3-card runs, so it is not in HEAVY_MIX) with windows between turns and lay-offs after going out
+GAMBIT_MIX = Rules.preset("dealers_gambit", players=3, meld_out_of_turn=True, hand_scoring="add_to_winner")
 BASELINES = ("openspiel", "rlcard")
 
 
@@ -213,10 +216,10 @@ def bench_engine(args: Args, batch: int, pool_state, rules: Rules | None = None,
 # ---------------------------------------------------------------------------------------------
 
 
-def _mix_text() -> str:
-    """The switches of ``HEAVY_MIX`` that differ from the defaults, as ``field=value``."""
+def _mix_text(mix: Rules = HEAVY_MIX) -> str:
+    """The switches of ``mix`` that differ from the defaults, as ``field=value``."""
     base = Rules().to_dict()
-    return ", ".join(f"{k}={v}" for k, v in HEAVY_MIX.to_dict().items() if v != base[k])
+    return ", ".join(f"{k}={v}" for k, v in mix.to_dict().items() if v != base[k])
 
 
 def bench_aec(args: Args, episode: str = "game") -> Row:
@@ -417,6 +420,7 @@ def main() -> None:
         "aec": bench_aec,
         "aec-hand": lambda a: bench_aec(a, episode="hand"),
         "variants": lambda a: bench_engine(a, max(a.batches), None, HEAVY_MIX, " (variants: " + _mix_text() + ")"),
+        "gambit": lambda a: bench_engine(a, max(a.batches), None, GAMBIT_MIX, " (" + _mix_text(GAMBIT_MIX) + ")"),
         "openspiel": bench_openspiel,
         "rlcard": bench_rlcard,
     }

@@ -194,11 +194,19 @@ def side_stats(results: GameResults, names: Sequence[str], lineup: Sequence[str]
     return pd.DataFrame(out)
 
 
+def tournament_rules(cfg: dict[str, Any]) -> Rules:
+    """The ``rules`` of a config over its ``env`` preset (``env=dealers_gambit``: configs/env/), if any: the
+    preset's fields, then every ``rules`` field set to something other than its default."""
+    preset = dict((cfg.get("env") or {}).get("rules") or {})
+    defaults = Rules().to_dict()
+    return Rules.from_dict({**preset, **{k: v for k, v in cfg["rules"].items() if v != defaults.get(k)}})
+
+
 def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict[str, pd.DataFrame]:
     """Play the tournament a config describes (recording every game to ``record_path`` if given);
     returns the ``agents``, ``lineups`` and ``games`` tables."""
     check_numbers(cfg, NUMBERS)
-    rules = Rules.from_dict(cfg["rules"])
+    rules = tournament_rules(cfg)
     specs = [str(a) for a in ([cfg["agents"]] if isinstance(cfg["agents"], str) else cfg["agents"])]
     names = display_names(specs)
     agents = [make_agent(a, rules, cfg["seed"] + k) for k, a in enumerate(specs)]
@@ -291,7 +299,7 @@ def markdown_table(df: pd.DataFrame) -> str:
 def markdown(tables: dict[str, pd.DataFrame], cfg: dict[str, Any]) -> str:
     """The report: what was played, the per-agent table, the per-line-up table."""
     games = tables["games"]
-    changed = {k: v for k, v in Rules.from_dict(cfg["rules"]).to_dict().items() if v != getattr(Rules(), k)}
+    changed = {k: v for k, v in tournament_rules(cfg).to_dict().items() if v != getattr(Rules(), k)}
     return (
         "\n\n".join(
             [

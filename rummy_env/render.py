@@ -38,8 +38,11 @@ def render_table(
         lines.append(f"  {number + 1}. player_{meld['owner']}: {placed}{double}")
     for p in range(spec.players):
         cards = counts_to_cards(s.hand[g, p])
-        if reveal or p == viewer:
+        blind = sd["phase"] == "power" and p == sd["dealer"]  # RULES §8.8: the power is named blind
+        if reveal or (p == viewer and not blind):
             held = " ".join(show(c) for c in cards) or "-"
+        elif blind:
+            held = f"{len(cards)} card(s), unseen until the power is named"
         else:
             known = counts_to_cards(s.known[g, p])
             held = f"{len(cards)} card(s)" + (f", known: {' '.join(show(c) for c in known)}" if known else "")

@@ -852,10 +852,10 @@ def make_valid_rules(d: dict) -> Rules:
                 d["decks"] = None
             elif "play_out" in str(err):
                 d["going_out"] = "any"
+            elif "Rules.dealers_joker" in str(err):  # RULES §8.8: the dealer's joker is a wild joker of a 3-card meld
+                d["dealers_joker"] = False
             elif "joker_mode" in str(err):  # RULES §8.2: jokers that meld only together need three of them
                 d["joker_mode"] = "wild"
-            elif "dealers_joker" in str(err):  # RULES §8.8: the dealer's joker is a wild joker of a 3-card meld
-                d["dealers_joker"] = False
             else:
                 raise
     return Rules.from_dict(d)

@@ -113,6 +113,8 @@ BAD_RULES = [
     ("min_run", "4"),
     ("hand_scoring", "add"),
     ("hand_scoring", None),
+    ("dealers_joker", 1),
+    ("dealers_joker", "yes"),
 ]
 
 

@@ -363,3 +363,14 @@ def test_render_shows_the_dealers_joker():
     env.reset(seed=0, options={"scenario": g.sd()})
     text = env.render()
     assert "DJ=6H" in text and "dealer's joker (DJ): power wild, used" in text and "out of play: AS" in text
+
+
+def test_render_hides_the_dealers_hand_until_the_power_is_named():
+    env = rummy_env.raw_env(players=2, dealers_joker=True, render_mode="ansi")
+    env.reset(seed=3)
+    dealer = env.state_dict()["dealer"]
+    hand = env.state_dict()["hands"][dealer]
+    line = next(x for x in env.render().splitlines() if x.startswith(f"* player_{dealer}"))
+    assert line.endswith("13 card(s), unseen until the power is named") and len(hand) == 13
+    env.step(env.action_from_str("power wild"))
+    assert "unseen" not in env.render(reveal=True)
