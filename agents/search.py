@@ -26,7 +26,7 @@ Decisions with one legal action cost nothing. Every game searched in one
 
 Name it ``search`` (defaults) or ``search:OPTIONS``, comma-separated: ``64``
 (rollouts), ``50ms`` (time), or ``key=value`` for any ``SearchConfig`` field,
-e.g. ``search:rollouts=128,top=4,rollout=strategic``.
+e.g. ``search:rollouts=128,top=4,rollout=greedy``.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class SearchConfig:
     ms: float | None = None  # milliseconds per decision instead of a rollout count (not reproducible)
     top: int = 4  # candidates: the top legal actions by the strategic prior (0 = every legal action)
     min_deals: int = 4  # deals per candidate at least (and per round with ``ms``)
-    rollout: str = "greedy"  # policy of every seat after the candidate: greedy, strategic or random
+    rollout: str = "strategic"  # policy of every seat after the candidate: strategic, greedy or random
     win_bonus: float = 50.0  # added to the margin for a won game (subtracted for a lost one)
     confidence: float = 1.0  # leave the prior's choice only for a gain this many standard errors above zero
     depth: int = 400  # steps a rollout may take before its hand is scored as it stands
