@@ -18,8 +18,8 @@ from a discard is not counted against the discard. Persian Rummy (RULES §8.2):
 a group of four is put down at once (doubled) rather than three and a lay-off,
 jokers are never discarded and three jokers are held back while the fourth may
 still come (unless the hand is ending), four jokers go down at once. Dealer's Gambit (RULES §8.8,
-``agents.gambit``): the power from the table (the hand is hidden then), the dealer's joker used when it
-pays, and a block with a joker this turn cannot use.
+``agents.gambit``): power double (measured best), the dealer's joker used when it pays, and a block with a
+joker this turn cannot use.
 """
 
 from __future__ import annotations
@@ -161,8 +161,8 @@ class StrategicAgent(HeuristicAgent):
         return persian_play(spec, s, games, scores, hold_three=~self.ending(engine, games))
 
     def score_power(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """Dealer's Gambit: the power the table suggests (``agents.gambit.power_scores``; the hand is hidden)."""
-        return power_scores(engine.spec, engine.state, games, mask, sensible=True)
+        """Dealer's Gambit: ``double``, the power measured to pay most (``agents.gambit``; the hand is hidden)."""
+        return power_scores(engine.spec, mask, sensible=True)
 
     def ending(self, engine: Engine, games: np.ndarray) -> np.ndarray:
         """``bool [n]`` the hand is ending: the stock is low or an opponent is nearly out."""

@@ -144,3 +144,20 @@ def test_strategic_uses_the_dealers_joker_when_it_pays_and_blocks_with_a_spare_j
     hands = [["2S", "KH"], ["JK", "3C", "8D", "KD"]]
     assert _choice("strategic", _scenario(hands, 1, wild, phase="play"), rules) == "block"
     assert _choice("greedy", _scenario(hands, 1, wild, phase="play"), rules) != "block"
+    hands = [["2S", "KH"], ["JK", "3C", "3D", "KD"]]  # blocks a wild power rather than melding its joker
+    assert _choice("strategic", _scenario(hands, 1, wild, phase="play"), rules) == "block"
+    split = {"power": "split", "used": False, "blocked": False}  # a split power: the joker is melded instead
+    assert _choice("strategic", _scenario(hands, 1, split, phase="play"), rules).startswith("meld 3C 3D")
+
+
+def test_strategic_names_double_blind():
+    from agents import make_agent
+
+    rules = Rules.preset("dealers_gambit", players=3)
+    env = make_env(rules)
+    env.reset(seed=5)
+    engine = env.engine
+    action = make_agent("strategic", rules, seed=0).act(engine, np.array([0]), None, engine.legal_mask([0]))
+    assert env.action_to_str(int(action[0])) == "power double"
+    action = make_agent("greedy", rules, seed=0).act(engine, np.array([0]), None, engine.legal_mask([0]))
+    assert env.action_to_str(int(action[0])) == "power wild"
