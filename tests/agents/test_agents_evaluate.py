@@ -20,6 +20,7 @@ from experiments.evaluate import (
     rotations,
     run_tournament,
     schedule,
+    tournament_rules,
     wilson_interval,
     write_reports,
 )
@@ -53,6 +54,15 @@ def tiny_config(*overrides: str) -> dict:
 
 def test_config_rules_are_the_defaults():
     assert Rules.from_dict(tiny_config()["rules"]) == Rules()
+
+
+def test_env_presets_set_the_rules_under_the_overrides():
+    """``env=dealers_gambit`` (configs/env/) gives that preset's rules; ``rules.<field>=`` goes over it."""
+    assert tournament_rules(tiny_config("env=dealers_gambit")) == Rules.preset("dealers_gambit")
+    cfg = tiny_config("env=dealers_gambit", "rules.players=3", "rules.target_score=100")
+    assert tournament_rules(cfg) == Rules.preset("dealers_gambit", players=3, target_score=100)
+    cfg["deals"] = 1
+    assert len(run_tournament(cfg)["games"]) == 6
 
 
 def test_tournament_is_reproducible_and_writes_reports(tmp_path):
