@@ -20,7 +20,7 @@ import numpy as np
 from rummy_env.cards import JOKER, NUM_KINDS
 from rummy_env.engine.piles import mix64
 from rummy_env.engine.spec import GameSpec
-from rummy_env.engine.state import State
+from rummy_env.engine.state import DJ_BLOCKED, DJ_POWER, DJ_USED, OUT_OF_PLAY, State
 
 _UNSEEN_LAST = 2.0  # sort key of padding: after every uniform in [0, 1)
 
@@ -36,9 +36,10 @@ def unseen_counts(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     others_known = known.sum(axis=1) - known[rows, seat]
     unseen = spec.counts[None, :].astype(np.int64) - hands[rows, seat] - pile - table - others_known
     if spec.rules.dealers_joker:  # RULES §8.8: cards out of play, and the dealer's joker while it is apart
-        unseen -= s.out_of_play[games].astype(np.int64)
-        wild_on_table = s.dj_used[games] & (s.dj_power[games] == 0)
-        unseen[:, JOKER] -= ~s.dj_blocked[games] & ~wild_on_table
+        unseen -= s.dj[games, OUT_OF_PLAY:].astype(np.int64)
+        dj = s.dj[games]
+        wild_on_table = (dj[:, DJ_USED] > 0) & (dj[:, DJ_POWER] == 0)
+        unseen[:, JOKER] -= (dj[:, DJ_BLOCKED] == 0) & ~wild_on_table
     return unseen
 
 

@@ -36,7 +36,7 @@ from rummy_env.actions import (
 )
 from rummy_env.cards import JOKER
 from rummy_env.engine.spec import GameSpec
-from rummy_env.engine.state import State
+from rummy_env.engine.state import DJ_POWER, State
 
 from .base import JOKER_BONUS, MELD_BONUS
 
@@ -96,7 +96,7 @@ def play_scores(
     least = np.where(held >= LONG_HAND, DOUBLE_MIN_LONG, DOUBLE_MIN)
     worth = points[None, :] >= least[:, None]
     scores[:, layout.block(DOUBLE)] = np.where(worth, melds + points[None, :], melds - 1.0)
-    deny = s.dj_power[games] != SPLIT_POWER
+    deny = s.dj[games, DJ_POWER] != SPLIT_POWER
     late = np.where(joker_usable(spec, s, games, mask), -np.inf, BLOCK_SCORE)
     scores[:, layout.start(BLOCK)] = np.where(deny, BLOCK_FIRST, late) if block else -np.inf
     return scores

@@ -37,16 +37,23 @@ from .engine.masks import callable_depths
 from .engine.piles import push_pile, shuffled
 from .engine.spec import GameSpec
 from .engine.state import (
+    DJ_AT,
+    DJ_BLOCKED,
+    DJ_POWER,
+    DJ_SLOT,
+    DJ_USED,
     DRAW_PHASE,
     GAME_OVER,
     LAY_OFF_PHASE,
     NOBODY,
     OPENING_PHASE,
+    OUT_OF_PLAY,
     OUT_OF_TURN_PHASE,
     PHASE_NAMES,
     PLAY_PHASE,
     POWER_PHASE,
     RUMMY_PHASE,
+    SEALED,
     State,
     empty_state,
 )
@@ -284,7 +291,7 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
         s.meld_joker[0, slot, where] = kind == JOKER
         s.placed[0, owner, kind] += 1
         if position == meld["dj"]:  # the dealer's joker scores 0
-            s.dj_meld[0], s.dj_slot[0] = slot, where
+            s.dj[0, DJ_AT], s.dj[0, DJ_SLOT] = slot, where
             continue
         points[owner] += _card_value(spec, meld, position, kind)
     if meld["kind"] == RUN:
@@ -295,8 +302,8 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
         s.meld_double[0, slot] = True
         points = [2 * p for p in points]
     if meld["sealed"]:
-        s.meld_sealed[0, slot] = True
-        s.dj_meld[0] = slot
+        s.meld_double[0, slot] = SEALED
+        s.dj[0, DJ_AT] = slot
     return points
 
 
@@ -399,10 +406,10 @@ def _parse_gambit(spec: GameSpec, sc: Mapping[str, Any], melds: list[dict]) -> d
 
 def _write_gambit(s: State, gambit: dict) -> None:
     """Store the dealer's joker and the cards out of play in game 0."""
-    s.dj_power[0] = gambit["power"]
-    s.dj_used[0] = gambit["used"]
-    s.dj_blocked[0] = gambit["blocked"]
-    s.out_of_play[0] = gambit["out_of_play"]
+    s.dj[0, DJ_POWER] = gambit["power"]
+    s.dj[0, DJ_USED] = gambit["used"]
+    s.dj[0, DJ_BLOCKED] = gambit["blocked"]
+    s.dj[0, OUT_OF_PLAY:] = gambit["out_of_play"]
 
 
 def _check_gambit(spec: GameSpec, s: State, sc: Mapping[str, Any], melds: list[dict]) -> None:
@@ -419,7 +426,7 @@ def _check_gambit(spec: GameSpec, s: State, sc: Mapping[str, Any], melds: list[d
         _fail("phase 'power' needs dealers_joker=True")
     if "current_player" not in sc:
         s.current[0] = dealer
-    if s.dj_power[0] >= 0 or s.current[0] != dealer:
+    if s.dj[0, DJ_POWER] >= 0 or s.current[0] != dealer:
         _fail("in phase 'power' the dealer (current_player) has not named a power yet (dealers_joker.power null)")
 
 
@@ -643,16 +650,16 @@ def state_dict(spec: GameSpec, s: State, g: int) -> dict[str, Any]:
         "hands_played": hands_played(s, g),
         **({"side_scores": side_scores(spec, s.scores[g])} if spec.rules.partnership else {}),
         "dealers_joker": _gambit_dict(s, g) if spec.rules.dealers_joker else None,
-        **({"out_of_play": cards(s.out_of_play[g])} if spec.rules.dealers_joker else {}),
+        **({"out_of_play": cards(s.dj[g, OUT_OF_PLAY:])} if spec.rules.dealers_joker else {}),
     }
 
 
 def _gambit_dict(s: State, g: int) -> dict[str, Any]:
-    power = int(s.dj_power[g])
+    power = int(s.dj[g, DJ_POWER])
     return {
         "power": POWERS[power] if power >= 0 else None,
-        "used": bool(s.dj_used[g]),
-        "blocked": bool(s.dj_blocked[g]),
+        "used": bool(s.dj[g, DJ_USED]),
+        "blocked": bool(s.dj[g, DJ_BLOCKED]),
     }
 
 
@@ -662,18 +669,19 @@ def _meld_dict(s: State, g: int, m: int) -> dict[str, Any]:
         suit, lo = int(s.meld_suit[g, m]), int(s.meld_lo[g, m])
         ranks = [(lo + i) % NUM_RANKS for i in range(int(s.meld_len[g, m]))]
         names = [("JK=" if joker[r] else "") + card_str(suit * NUM_RANKS + r) for r in ranks]
-        if s.dj_meld[g] == m and s.dj_slot[g] >= 0:
-            names[ranks.index(int(s.dj_slot[g]))] = f"{DJ_TEXT}={card_str(suit * NUM_RANKS + int(s.dj_slot[g]))}"
+        if s.dj[g, DJ_AT] == m and s.dj[g, DJ_SLOT] >= 0:
+            slot = int(s.dj[g, DJ_SLOT])
+            names[ranks.index(slot)] = f"{DJ_TEXT}={card_str(suit * NUM_RANKS + slot)}"
         owners = [int(owner[r]) for r in ranks]
     else:
         rank = int(s.meld_rank[g, m])
         slots = [i for i in range(MAX_GROUP) if s.meld_suits[g, m] >> i & 1]
         slots += [i for i in range(GROUP_JOKER_SLOT, GROUP_JOKER_SLOT + MAX_GROUP) if owner[i] >= 0]
         names = [JOKER_TEXT if i >= GROUP_JOKER_SLOT else card_str(i * NUM_RANKS + rank) for i in slots]
-        if s.dj_meld[g] == m and s.dj_slot[g] >= 0:
-            names[slots.index(int(s.dj_slot[g]))] = DJ_TEXT
+        if s.dj[g, DJ_AT] == m and s.dj[g, DJ_SLOT] >= 0:
+            names[slots.index(int(s.dj[g, DJ_SLOT]))] = DJ_TEXT
         owners = [int(owner[i]) for i in slots]
     double = {"double": True} if s.meld_double[g, m] else {}
-    if s.meld_sealed[g, m]:
+    if s.meld_double[g, m] == SEALED:
         double["sealed"] = True
     return {"owner": int(s.meld_by[g, m]), "cards": names, "owners": owners, **double}

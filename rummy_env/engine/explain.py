@@ -34,6 +34,9 @@ from ..cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, NUM_SUITS, card_st
 from ..melds import NUM_GROUP_PATTERNS
 from .spec import GameSpec
 from .state import (
+    DJ_BLOCKED,
+    DJ_POWER,
+    DJ_USED,
     DRAW_PHASE,
     GAME_OVER,
     LAY_OFF_PHASE,
@@ -218,8 +221,8 @@ def _persian_reason(spec, s, g, kind, arg, hand) -> str | None:
 
 def _gambit_reason(spec: GameSpec, s: State, g: int, kind: int, arg: int, seat: int) -> str | None:
     """Dealer's Gambit: who may use or block the dealer's joker, and when (RULES §8.8)."""
-    power, dealer, hand = int(s.dj_power[g]), int(s.dealer[g]), s.hand[g, seat]
-    gone = bool(s.dj_used[g]) or bool(s.dj_blocked[g])
+    power, dealer, hand = int(s.dj[g, DJ_POWER]), int(s.dealer[g]), s.hand[g, seat]
+    gone = bool(s.dj[g, DJ_USED]) or bool(s.dj[g, DJ_BLOCKED])
     if kind == BLOCK:
         if seat == dealer:
             return "the dealer cannot block their own joker"
@@ -236,7 +239,7 @@ def _gambit_reason(spec: GameSpec, s: State, g: int, kind: int, arg: int, seat: 
     if power != POWERS.index(need):
         return f"the dealer's joker's power is {POWERS[power] if power >= 0 else 'not named'}, not {need}"
     if gone:
-        return "the dealer's joker was already " + ("used" if s.dj_used[g] else "blocked") + " this hand"
+        return "the dealer's joker was already " + ("used" if s.dj[g, DJ_USED] else "blocked") + " this hand"
     if kind == SPLIT:
         size = int(s.pile_len[g])
         if arg + 1 >= size:

@@ -14,6 +14,9 @@ DRAW_PHASE, PLAY_PHASE, RUMMY_PHASE, GAME_OVER = 0, 1, 2, 3
 OPENING_PHASE, OUT_OF_TURN_PHASE, LAY_OFF_PHASE, POWER_PHASE = 4, 5, 6, 7  # the variants' phases (RULES §8)
 PHASE_NAMES = ("draw", "play", "rummy", "game_over", "opening", "out_of_turn", "lay_off_after_out", "power")
 NOBODY = -1
+DJ_POWER, DJ_USED, DJ_BLOCKED, DJ_AT, DJ_SLOT, OUT_OF_PLAY = range(6)  # columns of State.dj (53 out of play)
+DJ_NONE = (-1, 0, 0, -1, -1)  # State.dj of a new hand: set aside, no power named (nothing out of play)
+SEALED = 2  # State.meld_double of a meld doubled by the dealer's joker (no lay-offs onto it)
 
 
 @dataclass
@@ -35,7 +38,7 @@ class State:
     meld_suits: np.ndarray  # int8 [G, M] group: bitmask of natural suits
     meld_owner: np.ndarray  # int8 [G, M, 13] seat owning each slot (runs: by rank; groups: suit, then jokers)
     meld_joker: np.ndarray  # bool [G, M, 13] slot holds a joker
-    meld_double: np.ndarray  # bool [G, M] a group of four melded at once that scored double (four_of_a_kind_double)
+    meld_double: np.ndarray  # int8 [G, M] 1: a group of four melded at once, doubled (four_of_a_kind_double); SEALED
     num_melds: np.ndarray  # int16 [G]
     placed: np.ndarray  # int8 [G, N, 53] cards each seat has melded or laid off (jokers at 52)
     table_jokers: np.ndarray  # int8 [G, 65] jokers on the table: as each natural (runs), as each rank (groups)
@@ -67,13 +70,10 @@ class State:
     hand_no: np.ndarray  # int32 [G] hands dealt in this game
     shuffles: np.ndarray  # int32 [G] random shuffles made (deals, reshuffles)
     steps: np.ndarray  # int32 [G] actions taken in this game
-    dj_power: np.ndarray  # int8 [G] dealer's joker (dealers_joker): power named (POWERS index), -1 none yet
-    dj_used: np.ndarray  # bool [G] the dealer's joker's power was used this hand
-    dj_blocked: np.ndarray  # bool [G] blocked this hand (both jokers out of play)
-    dj_meld: np.ndarray  # int8 [G] meld holding the dealer's joker (wild: in slot dj_slot; double: sealed), -1
-    dj_slot: np.ndarray  # int8 [G] slot of that meld where the dealer's joker stands as a wild card, -1
-    meld_sealed: np.ndarray  # bool [G, M] doubled by the dealer's joker: no lay-offs onto it
-    out_of_play: np.ndarray  # int8 [G, 53] cards out of play this hand (skipped by a split, blocked jokers)
+    dj: np.ndarray  # int8 [G, 58] Dealer's Gambit (dealers_joker) in ONE array (every kernel call passes each state
+    # array, so each new one slows the default game): DJ_POWER named (POWERS index, -1 none yet), DJ_USED, DJ_BLOCKED
+    # (0 / 1), DJ_AT the meld holding the dealer's joker (wild: in slot DJ_SLOT; double: the SEALED meld), -1 none,
+    # DJ_SLOT its slot as a wild card, -1; then from OUT_OF_PLAY the count of each kind out of play this hand
 
     @property
     def num_games(self) -> int:
@@ -122,7 +122,7 @@ def empty_state(num_games: int, num_players: int, deck_size: int, copies: int) -
         meld_suits=z((g, m)),
         meld_owner=z((g, m, SLOTS), fill=NOBODY),
         meld_joker=z((g, m, SLOTS), bool),
-        meld_double=z((g, m), bool),
+        meld_double=z((g, m)),
         num_melds=z(g, np.int16),
         placed=z((g, n, NUM_KINDS)),
         table_jokers=z((g, NUM_NATURAL + NUM_RANKS)),
@@ -154,11 +154,5 @@ def empty_state(num_games: int, num_players: int, deck_size: int, copies: int) -
         hand_no=z(g, np.int32),
         shuffles=z(g, np.int32),
         steps=z(g, np.int32),
-        dj_power=z(g, fill=-1),
-        dj_used=z(g, bool),
-        dj_blocked=z(g, bool),
-        dj_meld=z(g, fill=-1),
-        dj_slot=z(g, fill=-1),
-        meld_sealed=z((g, m), bool),
-        out_of_play=z((g, NUM_KINDS)),
+        dj=np.tile(np.array(DJ_NONE + (0,) * NUM_KINDS, dtype=np.int8), (g, 1)),
     )

@@ -1122,8 +1122,9 @@ def engine_card_counts(eng) -> np.ndarray:
     g = eng.num_games
     counts = s.hand.astype(np.int64).sum(axis=1) + s.placed.astype(np.int64).sum(axis=1)
     if eng.rules.dealers_joker:  # RULES §8.8: out of play, and the dealer's joker while it is apart
-        counts += s.out_of_play.astype(np.int64)
-        counts[:, -1] += ~s.dj_blocked & ~(s.dj_used & (s.dj_power == 0))
+        counts += s.dj[:, 5:].astype(np.int64)  # State.dj: power, used, blocked, meld, slot, then out of play
+        power, used, blocked = s.dj[:, 0], s.dj[:, 1] > 0, s.dj[:, 2] > 0  # State.dj: power, used, blocked
+        counts[:, -1] += ~blocked & ~(used & (power == 0))
     for name, length in (("stock", s.stock_len), ("pile", s.pile_len)):
         arr = getattr(s, name).astype(np.int64)
         valid = np.arange(arr.shape[1])[None, :] < length[:, None]

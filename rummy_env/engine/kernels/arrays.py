@@ -8,7 +8,7 @@ from dataclasses import fields
 import numpy as np
 
 from ..state import State
-from .jit import kernel
+from .jit import inline, kernel
 
 # The fields are exactly ``State``'s, listed from the dataclass so the two cannot drift apart.
 StateArrays = namedtuple("StateArrays", [f.name for f in fields(State)])  # type: ignore[misc]
@@ -26,20 +26,14 @@ def as_arrays(state: State) -> StateArrays:
     return StateArrays(*arrays)
 
 
-@kernel
+@inline
 def copy_search_row(k, src, g, dst, d):
-    """``copy_row``, plus the dealer's joker and sealed melds under ``dealers_joker``."""
+    """``copy_row``, plus the dealer's joker, the cards out of play and the sealed melds under ``dealers_joker``."""
     copy_row(src, g, dst, d)
     if k.dealers_joker:
         dst.dealer[d] = src.dealer[g]
-        dst.dj_power[d] = src.dj_power[g]
-        dst.dj_used[d] = src.dj_used[g]
-        dst.dj_blocked[d] = src.dj_blocked[g]
-        dst.dj_meld[d] = src.dj_meld[g]
-        dst.dj_slot[d] = src.dj_slot[g]
-        dst.meld_sealed[d] = src.meld_sealed[g]
+        dst.dj[d] = src.dj[g]
         dst.meld_double[d] = src.meld_double[g]
-        dst.out_of_play[d] = src.out_of_play[g]
         dst.stock_len[d] = src.stock_len[g]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...cards import NUM_KINDS
-from ..state import DRAW_PHASE, NOBODY, PLAY_PHASE
+from ..state import DJ_NONE, DJ_USED, DRAW_PHASE, NOBODY, OUT_OF_PLAY, PLAY_PHASE
 from .jit import inline, kernel
 from .seats import seat_after
 
@@ -131,13 +131,9 @@ def clear_hand_state(s, k, g):
 @inline
 def clear_gambit(s, g):
     """A new hand's dealer's joker: set aside, no power named; nothing out of play, no sealed meld."""
-    s.dj_power[g] = -1
-    s.dj_used[g] = False
-    s.dj_blocked[g] = False
-    s.dj_meld[g] = -1
-    s.dj_slot[g] = -1
-    s.meld_sealed[g] = False
-    s.out_of_play[g] = 0
+    for i in range(len(DJ_NONE)):
+        s.dj[g, i] = DJ_NONE[i]
+    s.dj[g, OUT_OF_PLAY:] = 0
 
 
 @kernel
@@ -236,7 +232,7 @@ def split_pile(s, k, g, depth):
     cut = size - 1 - depth
     card = s.pile[g, cut]
     for i in range(cut + 1, size):
-        s.out_of_play[g, s.pile[g, i]] += 1
+        s.dj[g, OUT_OF_PLAY + s.pile[g, i]] += 1
     s.hand[g, seat, card] += 1
     s.known[g, seat, card] += 1
     for copy in range(s.pile_pos.shape[1]):
@@ -248,7 +244,7 @@ def split_pile(s, k, g, depth):
     s.obliged[g] = card
     s.obliged_new[g] = k.requires_new_meld
     s.top_taken[g] = -1
-    s.dj_used[g] = True
+    s.dj[g, DJ_USED] = True
 
 
 @inline

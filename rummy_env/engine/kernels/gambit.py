@@ -13,7 +13,7 @@ from __future__ import annotations
 from ...actions import BLOCK, DJ_GROUPS, DJ_LAYOFF, DJ_MELD, DJ_RUN_SPOTS, DOUBLE, POWER, POWERS, SPLIT
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 from ...melds import NUM_GROUP_PATTERNS, NUM_RUN_PATTERNS
-from ..state import DRAW_PHASE, OPENING_PHASE
+from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, DRAW_PHASE, OPENING_PHASE, OUT_OF_PLAY
 from .arrays import copy_search_row
 from .cards import remove_card, split_pile
 from .jit import inline, kernel
@@ -30,13 +30,14 @@ BLOCKED_JOKERS = 2  # the dealer's joker and the blocker's leave play
 @inline
 def dj_ready(s, g, power):
     """The seat to act is the dealer and may still use ``power`` this hand."""
-    return s.current[g] == s.dealer[g] and s.dj_power[g] == power and not s.dj_used[g] and not s.dj_blocked[g]
+    ready = s.dj[g, DJ_USED] == 0 and s.dj[g, DJ_BLOCKED] == 0
+    return ready and s.current[g] == s.dealer[g] and s.dj[g, DJ_POWER] == power
 
 
 @kernel
 def name_power(s, k, g, power):
     """The dealer names the power; then the first player's turn (draw, or the opening discard) begins."""
-    s.dj_power[g] = power
+    s.dj[g, DJ_POWER] = power
     s.current[g] = seat_after(k, s.dealer[g], 1)
     s.phase[g] = OPENING_PHASE if k.opening else DRAW_PHASE
 
@@ -45,8 +46,8 @@ def name_power(s, k, g, power):
 def block_dj(s, g):
     """The seat to act puts a joker from the hand on the dealer's joker: both leave play, the power is gone."""
     remove_card(s, g, s.current[g], JOKER)
-    s.out_of_play[g, JOKER] += BLOCKED_JOKERS
-    s.dj_blocked[g] = True
+    s.dj[g, OUT_OF_PLAY + JOKER] += BLOCKED_JOKERS
+    s.dj[g, DJ_BLOCKED] = True
 
 
 @inline
@@ -133,7 +134,7 @@ def double_mask(s, k, g, row, work):
 def block_ok(s, k, g):
     """``block``: another player, after their draw, with nothing obliged, holding a joker, keeping a discard."""
     seat = s.current[g]
-    if seat == s.dealer[g] or s.dj_power[g] < 0 or s.dj_used[g] or s.dj_blocked[g]:
+    if seat == s.dealer[g] or s.dj[g, DJ_POWER] < 0 or s.dj[g, DJ_USED] or s.dj[g, DJ_BLOCKED]:
         return False
     hand = s.hand[g, seat]
     if hand[JOKER] == 0 or s.obliged[g] >= 0 or (k.rummy_calls == LAST_DISCARD and s.called[g]):

@@ -6,7 +6,7 @@ import numpy as np
 
 from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..observe import DEALERS_JOKER, VARIANT_PHASES
-from ..state import GAME_OVER, POWER_PHASE
+from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, GAME_OVER, OUT_OF_PLAY, POWER_PHASE
 from .jit import kernel
 from .seats import seat_after, turns_from
 
@@ -108,10 +108,10 @@ def observe_row(s, k, g, seat, out):
 @kernel
 def observe_gambit(s, g, out, i):
     """The dealer's joker (power one-hot, used, blocked) and the cards out of play, from index ``i``."""
-    if s.dj_power[g] >= 0:
-        out[i + s.dj_power[g]] = 1.0
-    out[i + 3] = 1.0 if s.dj_used[g] else 0.0
-    out[i + 4] = 1.0 if s.dj_blocked[g] else 0.0
+    if s.dj[g, DJ_POWER] >= 0:
+        out[i + s.dj[g, DJ_POWER]] = 1.0
+    out[i + 3] = 1.0 if s.dj[g, DJ_USED] else 0.0
+    out[i + 4] = 1.0 if s.dj[g, DJ_BLOCKED] else 0.0
     i += DEALERS_JOKER
     for c in range(NUM_KINDS):
-        out[i + c] = np.float32(s.out_of_play[g, c]) * HALF
+        out[i + c] = np.float32(s.dj[g, OUT_OF_PLAY + c]) * HALF

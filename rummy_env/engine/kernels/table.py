@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...actions import DJ_GROUPS, DJ_RUN_SPOTS
 from ...cards import ACE, FOUR_ACES_ACE, JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 from ...melds import GROUP, GROUP_JOKER_SLOT, JOKERS, MAX_GROUP, MAX_RUN, RUN
+from ..state import DJ_AT, DJ_SLOT, DJ_USED, SEALED
 from .cards import remove_card
 from .jit import inline, kernel
 
@@ -35,7 +36,7 @@ def refresh_accepts(s, k, g):
     s.open_groups[g] = 0
     for m in range(s.num_melds[g]):
         length = s.meld_len[g, m]
-        if k.dealers_joker and s.meld_sealed[g, m]:
+        if k.dealers_joker and s.meld_double[g, m] == SEALED:
             continue
         if s.meld_kind[g, m] == RUN:
             lo = s.meld_lo[g, m]
@@ -66,7 +67,7 @@ def create_meld(s, k, g, pattern):
     return create_meld_from(s, k, g, pattern, natural)
 
 
-@kernel
+@inline
 def create_meld_from(s, k, g, pattern, natural):
     """Put down meld ``pattern`` with the cards of bitmask ``natural`` from the hand and jokers for the others."""
     seat = s.current[g]
@@ -141,7 +142,7 @@ def extend_run(s, k, g, card, joker):
 def run_target(s, k, g, card):
     """The earliest run (not sealed) that ``card`` extends, and whether at its high end."""
     for m in range(s.num_melds[g]):
-        if s.meld_kind[g, m] != RUN or (k.dealers_joker and s.meld_sealed[g, m]):
+        if s.meld_kind[g, m] != RUN or (k.dealers_joker and s.meld_double[g, m] == SEALED):
             continue
         lo, length = s.meld_lo[g, m], s.meld_len[g, m]
         base = s.meld_suit[g, m] * NUM_RANKS
@@ -158,7 +159,7 @@ def group_target(s, k, g, rank, card):
     suit = 0 if card < 0 else k.card_suit[card]
     for m in range(s.num_melds[g]):
         room = s.meld_kind[g, m] == GROUP and s.meld_rank[g, m] == rank and s.meld_len[g, m] < MAX_GROUP
-        if k.dealers_joker and s.meld_sealed[g, m]:
+        if k.dealers_joker and s.meld_double[g, m] == SEALED:
             room = False
         if room and (card < 0 or (s.meld_suits[g, m] >> suit) & 1 == 0):
             return m
@@ -289,9 +290,9 @@ def lend_dj(s, g):
 def placed_dj(s, k, g, meld, slot, known):
     """The dealer's joker now stands in ``slot`` of ``meld`` (the hand's known jokers restored); used."""
     s.known[g, s.current[g], JOKER] = known
-    s.dj_meld[g] = meld
-    s.dj_slot[g] = slot
-    s.dj_used[g] = True
+    s.dj[g, DJ_AT] = meld
+    s.dj[g, DJ_SLOT] = slot
+    s.dj[g, DJ_USED] = True
 
 
 @kernel
@@ -366,9 +367,8 @@ def double_meld(s, k, g, pattern):
     """``power double``: put down meld ``pattern`` with the dealer's joker on it: doubled, sealed."""
     points = create_meld(s, k, g, pattern)
     slot = s.num_melds[g] - 1
-    s.meld_double[g, slot] = True
-    s.meld_sealed[g, slot] = True
-    s.dj_meld[g] = slot
-    s.dj_used[g] = True
+    s.meld_double[g, slot] = SEALED
+    s.dj[g, DJ_AT] = slot
+    s.dj[g, DJ_USED] = True
     refresh_accepts(s, k, g)
     return 2 * points
