@@ -258,11 +258,14 @@ def _parse_run(spec: GameSpec, placed: list[tuple[int, int]], owners: list[int],
     return {"kind": RUN, "suit": suits.pop(), "lo": lo, "placed": placed, "owners": owners, "by": owner}
 
 
-def _card_value(spec: GameSpec, meld: dict, position: int, kind: int) -> int:
-    if kind == JOKER:
+def _card_value(spec: GameSpec, meld: dict, position: int, kind: int, stands: int) -> int:
+    joker = kind == JOKER
+    if joker and not spec.rules.dealers_joker:
         return spec.table.joker_value
+    if joker:  # RULES §8.8: a joker on the table counts as the card it stands for
+        kind = stands if meld["kind"] == RUN else int(meld["rank"])
     low_ace = meld["kind"] == RUN and position == 0 and CARD_RANK[kind] == ACE and meld["lo"] == ACE
-    four_aces = meld["kind"] == GROUP and meld["rank"] == ACE and len(meld["placed"]) == MAX_GROUP
+    four_aces = meld["kind"] == GROUP and meld["rank"] == ACE and len(meld["placed"]) == MAX_GROUP and not joker
     if four_aces and spec.rules.card_values == "four_aces_100":
         return FOUR_ACES_ACE
     return spec.table.low_ace if low_ace else int(spec.table.values[kind])
@@ -293,7 +296,7 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
         if position == meld["dj"]:  # the dealer's joker scores 0
             s.dj[0, DJ_AT], s.dj[0, DJ_SLOT] = slot, where
             continue
-        points[owner] += _card_value(spec, meld, position, kind)
+        points[owner] += _card_value(spec, meld, position, kind, stands)
     if meld["kind"] == RUN:
         s.meld_suit[0, slot], s.meld_lo[0, slot] = meld["suit"], meld["lo"]
     elif meld["kind"] == GROUP:

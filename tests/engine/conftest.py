@@ -244,7 +244,7 @@ class MeldScorer:
             if i in self.ace_low or not is_run(cards):
                 continue
             for pos, c in enumerate(cards):
-                if c[0] == "A" and not c.startswith("JK"):
+                if stands_for(c, cards)[0] == "A":
                     self.ace_low[i] = pos == 0
 
     def points(self, melds: list[dict], players: int) -> list[int]:
@@ -256,9 +256,26 @@ class MeldScorer:
             aces = four_aces(cards, self.rules)
             times = 2 if meld.get("double") else 1  # RULES §8.2: a group of four put down at once
             for c, o in zip(cards, owners, strict=False):
-                low = run and c[0] == "A" and not c.startswith("JK") and self.ace_low.get(i, False)
-                pts[o] += times * (25 if aces and c != "JK" else card_value(c, self.rules, low_ace=low))
+                low = run and stands_for(c, cards)[0] == "A" and self.ace_low.get(i, False)
+                pts[o] += times * (25 if aces and c != "JK" else table_value(c, cards, self.rules, low_ace=low))
         return pts
+
+
+def stands_for(card: str, meld: list[str]) -> str:
+    """The natural card a table card is or stands for (a group's joker: a natural of the group)."""
+    if "=" in card:
+        return card.split("=")[1]
+    if card in ("JK", "DJ"):
+        return next((c for c in meld if c not in ("JK", "DJ")), card)
+    return card
+
+
+def table_value(card: str, meld: list[str], rules: Rules, low_ace: bool = False) -> int:
+    """A card's points on the table: under ``dealers_joker`` a joker counts as the card it stands for (RULES §8.8;
+    the dealer's joker scores 0)."""
+    if rules.dealers_joker and card.startswith("JK"):
+        return card_value(stands_for(card, meld), rules, low_ace=low_ace)
+    return card_value(card, rules, low_ace=low_ace)
 
 
 # --------------------------------------------------------------------------- actions
@@ -286,14 +303,20 @@ def placement_effect(sd: dict, actor: int, action: str, rules: Rules) -> tuple[l
                 pts += card_value(c, rules, low_ace=run and pos == 0 and c[0] == "A")
             else:  # "any of these cards the player lacks is played by a joker standing for it"
                 used.append("JK")
-                pts += rules.joker_points
+                low = run and pos == 0 and c[0] == "A"
+                pts += card_value(c, rules, low_ace=low) if rules.dealers_joker else rules.joker_points
         if len(cards) == 4 and not run and rules.four_of_a_kind_double:  # RULES §8.2: four at once, double
             aces = four_aces(used, rules)
-            pts = 2 * sum(25 if aces and c != "JK" else card_value(c, rules) for c in used)
+            pts = 2 * sum(25 if aces and u != "JK" else table_value(u, cards, rules) for u in used)
         return used, pts
     if words[0] == "layoff":
-        if words[1] == "JK":
+        if words[1] == "JK" and not rules.dealers_joker:
             return ["JK"], rules.joker_points
+        if words[1] == "JK" and words[-1] == "group":  # RULES §8.8: it counts as the card it stands for
+            return ["JK"], card_value(words[3] + "C", rules)
+        if words[1] == "JK":
+            used, pts = placement_effect(sd, actor, f"layoff {words[3]} run", rules) or ([], 0)
+            return ["JK"], pts
         card = words[1]
         target = ace_group_target(sd, action) if rules.card_values == "four_aces_100" else None
         if target is not None and len(sd["melds"][target]["cards"]) == 3:

@@ -205,6 +205,35 @@ def test_double_scores_at_the_end_of_the_hand_and_jokers_in_hand_count_0():
     assert sd["scores"] == [54, -10]
 
 
+def test_a_joker_on_the_table_counts_as_the_card_it_stands_for():
+    """§8.8: "on the table they count as the card they stand for" (a joker's 15 points only without the switch)."""
+    hands = [["JK", "8H", "9H", "JK", "QC", "QD", "2S", "KC"], ["3C", "4D"]]
+    g = gstart(hands, dj=DOUBLE, extra={"phase": "play"}, jokers_per_deck=4)
+    g.play("p0:meld 7H 8H 9H")  # the joker stands for the 7 of hearts: 7 + 8 + 9
+    assert g.sd()["melded_points"] == [24, 0]
+    g.play("p0:meld QC QD QH")  # for a queen: 10 + 10 + 10
+    assert g.sd()["melded_points"] == [54, 0]
+    plain = Game(rummy_env.raw_env(players=2), {})
+    plain.env.reset(seed=0, options={"scenario": scenario([hands[0], hands[1]], (), (), (), 0, 0, phase="play")})
+    plain.play("p0:meld 7H 8H 9H")
+    assert plain.sd()["melded_points"] == [32, 0]  # without the switch: 15 for the joker
+
+
+def test_a_joker_laid_off_counts_as_the_card_it_stands_for():
+    hands = [["JK", "JK", "2S", "KC"], ["3C", "4D"]]
+    g = gstart(hands, melds=[RUN_5_7H], dj=DOUBLE, extra={"phase": "play"}, jokers_per_deck=4)
+    g.play("p0:layoff JK as 8H run")
+    assert g.sd()["melded_points"] == [8, 18] and g.melds()[0]["cards"][-1] == "JK=8H"
+    g.play("p0:layoff JK as 9H run")
+    assert g.sd()["melded_points"] == [17, 18]  # player_1 owns the run: 5 + 6 + 7
+
+
+def test_the_dealers_joker_still_scores_0_where_jokers_count_as_cards():
+    g = gstart([["KH", "QH", "2S", "KC"], ["3C", "4D"]], dj=WILD, extra={"phase": "play"})
+    g.play("p0:meld QH KH DJ")  # Q-K-A of hearts with the dealer's joker as the ace: 10 + 10 + 0
+    assert g.sd()["melded_points"] == [20, 0]
+
+
 def test_double_only_with_power_double():
     g = gstart([["9C", "9D", "9S", "2H"], ["3C", "KC"]], dj=WILD, extra={"phase": "play"})
     assert "meld 9C 9D 9S" in g.legal() and "meld 9C 9D 9S double" not in g.legal()

@@ -99,13 +99,20 @@ def create_meld_from(s, k, g, pattern, natural):
             where = GROUP_JOKER_SLOT + jokers if group else k.card_rank[card]
             jokers += 1
             s.table_jokers[g, NUM_NATURAL + k.card_rank[card] if group else card] += 1
-            points += k.values[JOKER]
+            points += stand_in_points(k, pattern, i)
         s.meld_owner[g, slot, where] = seat
         s.meld_joker[g, slot, where] = not from_hand
     s.placed[g, seat, JOKER] += jokers
     s.meld_suits[g, slot] = suits if group else 0
     refresh_accepts(s, k, g)
     return points
+
+
+@inline
+def stand_in_points(k, pattern, i):
+    """A joker's points as card ``i`` of meld ``pattern``: ``joker_points``, or under ``dealers_joker`` those of
+    the card it stands for (RULES §8.8)."""
+    return k.card_points[pattern, i] if k.dealers_joker else k.values[JOKER]
 
 
 @inline
@@ -131,7 +138,7 @@ def extend_run(s, k, g, card, joker):
     if joker:
         s.table_jokers[g, card] += 1
     refresh_accepts(s, k, g)
-    if joker:
+    if joker and not k.dealers_joker:
         return k.values[JOKER]
     if k.card_rank[card] == 0 and new_lo == 0:
         return k.low_ace
@@ -185,7 +192,7 @@ def extend_group(s, k, g, rank, card):
     refresh_accepts(s, k, g)
     if k.four_aces and rank == ACE and s.meld_len[g, meld] == MAX_GROUP:
         return four_aces_complete(s, k, g, meld, bits, joker)
-    return k.values[JOKER if joker else card]
+    return k.values[(rank if k.dealers_joker else JOKER) if joker else card]
 
 
 @inline
@@ -196,7 +203,7 @@ def four_aces_complete(s, k, g, meld, bits, joker):
         if (bits >> suit) & 1:
             ace = suit * NUM_RANKS + ACE
             s.melded_points[g, s.meld_owner[g, meld, suit]] += FOUR_ACES_ACE - k.values[ace]
-    return k.values[JOKER] if joker else FOUR_ACES_ACE
+    return k.values[(ACE if k.dealers_joker else JOKER)] if joker else FOUR_ACES_ACE
 
 
 @inline
@@ -246,7 +253,7 @@ def create_group4(s, k, g, rank):
             s.meld_joker[g, slot, GROUP_JOKER_SLOT + jokers] = True
             jokers += 1
             s.table_jokers[g, NUM_NATURAL + rank] += 1
-            points += k.values[JOKER]
+            points += k.values[rank if k.dealers_joker else JOKER]
     s.placed[g, seat, JOKER] += jokers
     refresh_accepts(s, k, g)
     return doubled(s, k, g, slot, points)
@@ -322,7 +329,10 @@ def dj_meld(s, k, g, arg):
     known = lend_dj(s, g)
     points = create_meld_from(s, k, g, pattern, natural)
     placed_dj(s, k, g, s.num_melds[g] - 1, slot, known)
-    return points - k.values[JOKER]
+    for i in range(3):
+        if (natural >> i) & 1 == 0:
+            points -= stand_in_points(k, pattern, i)
+    return points
 
 
 @kernel
@@ -331,14 +341,14 @@ def dj_layoff(s, k, g, arg):
     known = lend_dj(s, g)
     if arg < NUM_NATURAL:
         meld = run_target(s, k, g, arg)[0]
-        points = extend_run(s, k, g, arg, True)
+        extend_run(s, k, g, arg, True)
         slot = k.card_rank[arg]
     else:
         meld = group_target(s, k, g, arg - NUM_NATURAL, -1)
         slot = GROUP_JOKER_SLOT + s.meld_len[g, meld] - group_naturals(s, g, meld)
-        points = extend_group(s, k, g, arg - NUM_NATURAL, -1)
+        extend_group(s, k, g, arg - NUM_NATURAL, -1)
     placed_dj(s, k, g, meld, slot, known)
-    return points - k.values[JOKER]
+    return 0
 
 
 @inline
