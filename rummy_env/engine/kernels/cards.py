@@ -195,6 +195,17 @@ def reshuffle_pile(s, g):
 
 
 @inline
+def cut_pile(s, g, cut):
+    """The pile loses its cards from index ``cut`` up (taken, or out of play); the play phase begins."""
+    for copy in range(s.pile_pos.shape[1]):
+        for c in range(NUM_KINDS):
+            if s.pile_pos[g, copy, c] > cut:
+                s.pile_pos[g, copy, c] = 0
+    s.pile_len[g] = cut
+    s.phase[g] = PLAY_PHASE
+
+
+@inline
 def pile_to_hand(s, g, depth):
     """Move the pile down to ``depth`` into the actor's hand (known to all); returns the deepest card."""
     seat = s.current[g]
@@ -205,12 +216,7 @@ def pile_to_hand(s, g, depth):
         c = s.pile[g, i]
         s.hand[g, seat, c] += 1
         s.known[g, seat, c] += 1
-    for copy in range(s.pile_pos.shape[1]):
-        for c in range(NUM_KINDS):
-            if s.pile_pos[g, copy, c] > cut:
-                s.pile_pos[g, copy, c] = 0
-    s.pile_len[g] = cut
-    s.phase[g] = PLAY_PHASE
+    cut_pile(s, g, cut)
     return card
 
 
@@ -235,12 +241,7 @@ def split_pile(s, k, g, depth):
         s.dj[g, OUT_OF_PLAY + s.pile[g, i]] += 1
     s.hand[g, seat, card] += 1
     s.known[g, seat, card] += 1
-    for copy in range(s.pile_pos.shape[1]):
-        for c in range(NUM_KINDS):
-            if s.pile_pos[g, copy, c] > cut:
-                s.pile_pos[g, copy, c] = 0
-    s.pile_len[g] = cut
-    s.phase[g] = PLAY_PHASE
+    cut_pile(s, g, cut)
     s.obliged[g] = card
     s.obliged_new[g] = k.requires_new_meld
     s.top_taken[g] = -1
