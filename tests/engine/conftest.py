@@ -151,20 +151,23 @@ def card_value(card: str, rules: Rules, low_ace: bool = False) -> int:
     return 5 if rules.card_values == "5-10-15" else int(rank)
 
 
+JOKERS = ("JK", "DJ")  # a joker or the dealer's joker in a group (it stands for the group's rank)
+
+
 def ace_group_target(sd: dict, action: str) -> int | None:
     """The table meld a lay-off of an ace (or a joker as an ace) on a group goes to: the earliest with room."""
     words = action.split()
     if words[0] != "layoff" or words[-1] != "group" or words == ["layoff", "JK", "group"]:
         return None
-    card = words[3] if words[1] == "JK" else words[1]
+    card = words[3] if words[1] in JOKERS else words[1]
     if card[0] != "A":
         return None
     for i, meld in enumerate(sd["melds"]):
         cards = meld["cards"]
-        naturals = [c for c in cards if c != "JK"]
+        naturals = [c for c in cards if c not in JOKERS]
         if is_run(cards) or len(cards) >= 4 or not naturals or naturals[0][0] != "A":
             continue
-        if words[1] == "JK" or card not in naturals:
+        if words[1] in JOKERS or card not in naturals:
             return i
     return None
 
@@ -178,7 +181,7 @@ def four_aces_completion(sd: dict, actor: int, action: str, rules: Rules) -> dic
         return extra
     meld = sd["melds"][target]
     for c, o in zip(meld["cards"], meld.get("owners") or [meld["owner"]] * 3, strict=False):
-        if c != "JK":
+        if c not in JOKERS:
             extra[o] += 10
     return extra
 
@@ -187,7 +190,7 @@ def four_aces(cards: list[str], rules: Rules) -> bool:
     """RULES §8.7 ``four_aces_100``: a group of four aces (its natural aces count 25 each)."""
     if rules.card_values != "four_aces_100" or len(cards) != 4 or is_run(cards):
         return False
-    return all(c == "JK" or c[0] == "A" for c in cards)
+    return all(c in JOKERS or c[0] == "A" for c in cards)
 
 
 def hand_value(cards: Iterable[str], rules: Rules) -> int:
@@ -257,7 +260,7 @@ class MeldScorer:
             times = 2 if meld.get("double") else 1  # RULES §8.2: a group of four put down at once
             for c, o in zip(cards, owners, strict=False):
                 low = run and stands_for(c, cards)[0] == "A" and self.ace_low.get(i, False)
-                pts[o] += times * (25 if aces and c != "JK" else table_value(c, cards, self.rules, low_ace=low))
+                pts[o] += times * (25 if aces and c not in JOKERS else table_value(c, cards, self.rules, low_ace=low))
         return pts
 
 
@@ -307,7 +310,7 @@ def placement_effect(sd: dict, actor: int, action: str, rules: Rules) -> tuple[l
                 pts += card_value(c, rules, low_ace=low) if rules.dealers_joker else rules.joker_points
         if len(cards) == 4 and not run and rules.four_of_a_kind_double:  # RULES §8.2: four at once, double
             aces = four_aces(used, rules)
-            pts = 2 * sum(25 if aces and u != "JK" else table_value(u, cards, rules) for u in used)
+            pts = 2 * sum(25 if aces and u not in JOKERS else table_value(u, cards, rules) for u in used)
         return used, pts
     if words[0] == "layoff":
         if words[1] == "JK" and not rules.dealers_joker:
