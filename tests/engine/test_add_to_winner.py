@@ -12,7 +12,7 @@ import pytest
 from rummy_env import Rules
 
 from .conftest import GameStats, make_env, play_checked_game, random_policy_action, random_rules
-from .test_batch import run_batch
+from .test_batch import assert_batch_independent
 from .test_state_dict import check_restore_at
 
 ADD = "add_to_winner"
@@ -46,11 +46,7 @@ def test_random_play_reaches_the_lay_offs_after_going_out():
 @pytest.mark.parametrize("name", ["2p", "partnership", "mixed"])
 def test_batched_games_equal_games_played_alone(name):
     rules = SWITCHES[name]
-    seeds = [5, 77, 4242]
-    together = run_batch(rules, seeds, 200, engine_seed=1)
-    for g, seed in enumerate(seeds):
-        alone = run_batch(rules, [seed], 200, engine_seed=2)[0]
-        assert alone == together[g], f"{name}: game {g} (seed {seed}) differs alone vs in the batch"
+    assert_batch_independent(rules, [5, 77, 4242], 200)
 
 
 @pytest.mark.parametrize("name", ["3p-out-of-turn-run4", "partnership"])

@@ -67,21 +67,30 @@ def run_batch(rules: Rules, seeds: list[int], steps: int, engine_seed: int = 0) 
     return out
 
 
-@pytest.mark.parametrize("name", BATCH_RULES)
-def test_batched_games_equal_games_played_alone(name):
-    rules = BATCH_RULES[name]
-    seeds = [11, 4242, 7, 99991, 11 + 2**40, 3]
-    steps = 250
-    together = run_batch(rules, seeds, steps, engine_seed=123)
-    assert sum(len(t) for t in together) > steps  # the games really moved
+def assert_batch_independent(
+    rules: Rules, seeds: list[int], steps: int, engine_seeds: tuple[int, int] = (1, 2)
+) -> list[list[tuple]]:
+    """Each game of a batch plays step for step as it does alone in an engine of its own (another engine seed);
+    returns the batch's trajectories."""
+    together = run_batch(rules, seeds, steps, engine_seed=engine_seeds[0])
     for g, seed in enumerate(seeds):
-        alone = run_batch(rules, [seed], steps, engine_seed=999)[0]
+        alone = run_batch(rules, [seed], steps, engine_seed=engine_seeds[1])[0]
         assert len(alone) == len(together[g]), f"game {g}: {len(alone)} steps alone vs {len(together[g])} in the batch"
         for i, (a, b) in enumerate(zip(alone, together[g], strict=True)):
             if a != b:
                 fields = ["action", "rewards", "done", "truncated", "state_dict", "observation", "mask", "to_act"]
                 bad = [f for f, x, y in zip(fields, a, b, strict=True) if x != y]
                 raise AssertionError(f"game {g} (seed {seed}) step {i} ({b[0]!r}): differs alone vs batched in {bad}")
+    return together
+
+
+@pytest.mark.parametrize("name", BATCH_RULES)
+def test_batched_games_equal_games_played_alone(name):
+    rules = BATCH_RULES[name]
+    seeds = [11, 4242, 7, 99991, 11 + 2**40, 3]
+    steps = 250
+    together = assert_batch_independent(rules, seeds, steps, engine_seeds=(123, 999))
+    assert sum(len(t) for t in together) > steps  # the games really moved
 
 
 def test_batch_order_does_not_matter():

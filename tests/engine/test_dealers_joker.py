@@ -16,7 +16,7 @@ import rummy_env
 from rummy_env import Rules
 
 from .conftest import GameStats, make_env, play_checked_game, random_policy_action, random_rules, run_batched_checked
-from .test_batch import run_batch
+from .test_batch import assert_batch_independent
 from .test_state_dict import check_restore_at
 
 GAMBIT = Rules.preset("dealers_gambit")
@@ -67,11 +67,7 @@ def test_batched_engine_conserves_cards():
 @pytest.mark.parametrize("name", ["preset-4p", "3p-minimum-new-meld", "mixed"])
 def test_batched_games_equal_games_played_alone(name):
     rules = SWITCHES[name]
-    seeds = [5, 77, 4242]
-    together = run_batch(rules, seeds, 200, engine_seed=1)
-    for g, seed in enumerate(seeds):
-        alone = run_batch(rules, [seed], 200, engine_seed=2)[0]
-        assert alone == together[g], f"{name}: game {g} (seed {seed}) differs alone vs in the batch"
+    assert_batch_independent(rules, [5, 77, 4242], 200)
 
 
 def test_state_dict_round_trips_in_the_power_phase_and_with_a_doubled_meld():

@@ -12,7 +12,7 @@ import pytest
 from rummy_env import Rules
 
 from .conftest import GameStats, make_env, play_checked_game, random_policy_action, random_rules
-from .test_batch import run_batch
+from .test_batch import assert_batch_independent
 from .test_state_dict import check_restore_at
 
 RUN4 = {
@@ -59,11 +59,7 @@ def test_random_play_puts_down_four_card_runs():
 @pytest.mark.parametrize("name", ["2p", "2decks-new-meld-out"])
 def test_batched_games_equal_games_played_alone(name):
     rules = RUN4[name]
-    seeds = [5, 77, 4242]
-    together = run_batch(rules, seeds, 150, engine_seed=1)
-    for g, seed in enumerate(seeds):
-        alone = run_batch(rules, [seed], 150, engine_seed=2)[0]
-        assert alone == together[g], f"{name}: game {g} (seed {seed}) differs alone vs in the batch"
+    assert_batch_independent(rules, [5, 77, 4242], 150)
 
 
 @pytest.mark.parametrize("name", ["2p", "3p-minimum-corner"])

@@ -14,7 +14,7 @@ import rummy_env
 from rummy_env import Rules
 
 from .conftest import GameStats, make_env, play_checked_game, random_policy_action
-from .test_batch import run_batch
+from .test_batch import assert_batch_independent
 from .test_state_dict import check_restore_at
 
 SWITCHES = {
@@ -64,11 +64,7 @@ def test_random_play_reaches_the_new_actions():
 @pytest.mark.parametrize("name", ["boathouse-3p", "opening-winner-deals", "ace_25-play-out", "mix"])
 def test_batched_games_equal_games_played_alone(name):
     rules = SWITCHES[name]
-    seeds = [5, 77, 4242]
-    together = run_batch(rules, seeds, 150, engine_seed=1)
-    for g, seed in enumerate(seeds):
-        alone = run_batch(rules, [seed], 150, engine_seed=2)[0]
-        assert alone == together[g], f"{name}: game {g} (seed {seed}) differs alone vs in the batch"
+    assert_batch_independent(rules, [5, 77, 4242], 150)
 
 
 @pytest.mark.parametrize("name", SWITCHES)
