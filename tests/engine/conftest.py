@@ -268,8 +268,8 @@ def stands_for(card: str, meld: list[str]) -> str:
     """The natural card a table card is or stands for (a group's joker: a natural of the group)."""
     if "=" in card:
         return card.split("=")[1]
-    if card in ("JK", "DJ"):
-        return next((c for c in meld if c not in ("JK", "DJ")), card)
+    if card in JOKERS:
+        return next((c for c in meld if c not in JOKERS), card)
     return card
 
 
