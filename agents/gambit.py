@@ -30,6 +30,7 @@ from rummy_env.actions import (
     JOKER_GROUP,
     JOKER_RUN,
     MELD,
+    MELD_RUN4,
     POWER,
     SPLIT,
     dj_meld_cards,
@@ -37,6 +38,7 @@ from rummy_env.actions import (
 from rummy_env.cards import JOKER
 from rummy_env.engine.spec import GameSpec
 from rummy_env.engine.state import DJ_POWER, State
+from rummy_env.melds import NUM_GROUP_PATTERNS
 
 from .base import JOKER_BONUS, MELD_BONUS
 
@@ -87,10 +89,14 @@ def play_scores(
     scores = np.asarray(scores, dtype=np.float64)
     values = table.values.astype(np.float64)
     dj = layout.block(DJ_MELD)
-    pair_points = np.array([sum(values[c] for c in dj_meld_cards(a) if c != JOKER) for a in range(dj.stop - dj.start)])
+    width = layout.run_width
+    naturals = [[c for c in dj_meld_cards(a, width) if c != JOKER] for a in range(dj.stop - dj.start)]
+    pair_points = np.array([sum(values[c] for c in cards) for cards in naturals])
     scores[:, dj] = DJ_MELD_SCORE + pair_points[None, :]
     scores[:, layout.block(DJ_LAYOFF)] = -np.inf
-    melds = scores[:, layout.block(MELD)]
+    melds = scores[:, layout.block(MELD)].copy()
+    if layout.run_width == 4:  # the doubled runs are runs of four, scored in the meld_run4 block
+        melds[:, NUM_GROUP_PATTERNS:] = scores[:, layout.block(MELD_RUN4)]
     points = np.where(table.cards >= 0, table.card_points, 0).sum(axis=1).astype(np.float64)
     held = s.hand[games, s.current[games]].sum(axis=1)
     least = np.where(held >= LONG_HAND, DOUBLE_MIN_LONG, DOUBLE_MIN)

@@ -23,9 +23,10 @@ meld (groups of 4)  0/13   ``meld 6C 6D 6H 6S`` (``four_of_a_kind_double``)
 meld (jokers)       0/2    ``meld JK JK JK``, ``meld JK JK JK JK`` (``joker_mode="groups_only"``)
 joker on jokers     0/1    ``layoff JK group`` (``joker_mode="groups_only"``)
 power               0/3    ``power wild``, ``power double``, ``power split`` (``dealers_joker``)
-meld with DJ        0/234  ``meld 9C 9D DJ`` (groups: rank, two suits), ``meld 5H DJ 7H`` (runs: pattern, where DJ)
+meld with DJ        0/234  ``meld 9C 9D DJ`` (groups: rank, two suits), ``meld 5H DJ 7H`` (runs: pattern, where DJ;
+                           286 and ``meld 5H DJ 7H 8H`` under ``min_run=4``)
 DJ lay-off          0/65   ``layoff DJ as 8H run``, ``layoff DJ as 9 group``
-doubled meld        0/104  ``meld 9C 9D 9S double`` (the meld patterns)
+doubled meld        0/104  ``meld 9C 9D 9S double`` (the meld patterns; runs of four under ``min_run=4``)
 split               0/P-1  ``split D`` (``D >= 1``)
 block               0/1    ``block``
 ==================  =====  ==========================================
@@ -55,7 +56,7 @@ from .cards import (
     parse_card,
     parse_rank,
 )
-from .melds import NUM_PATTERNS, NUM_RUN_PATTERNS, meld_table, run4_cards
+from .melds import NUM_GROUP_PATTERNS, NUM_PATTERNS, NUM_RUN_PATTERNS, meld_table, run4_cards
 from .rules import Rules
 
 DRAW, STOP, TAKE, MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP, DISCARD, RUMMY, PASS = range(11)
@@ -65,7 +66,6 @@ POWERS = ("wild", "double", "split")
 DJ_TEXT = "DJ"
 SUIT_PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
 DJ_GROUPS = NUM_RANKS * len(SUIT_PAIRS)  # DJ_MELD ids below this: a group (rank, two natural suits)
-DJ_RUN_SPOTS = 3  # DJ_MELD ids from DJ_GROUPS: a 3-card run (run pattern, the DJ's position in it)
 KIND_NAMES = (
     "draw",
     "stop",
@@ -108,6 +108,11 @@ class ActionLayout:
         """Size of the flat action space."""
         return int(self.kind.shape[0])
 
+    @property
+    def run_width(self) -> int:
+        """Cards of a new run: 3, or 4 under ``min_run=4`` (where the ``meld_run4`` block exists)."""
+        return 4 if self.sizes[MELD_RUN4] else 3
+
     def start(self, kind: int) -> int:
         """First action id of a block."""
         return self.offsets[kind]
@@ -122,7 +127,7 @@ class ActionLayout:
         if not 0 <= action < self.num_actions:
             raise ValueError(f"bad action id {action}: expected 0..{self.num_actions - 1}")
         kind, arg = int(self.kind[action]), int(self.arg[action])
-        return _FORMATTERS[kind](arg)
+        return _FORMATTERS[kind](arg, self.run_width)
 
     @cached_property
     def strings(self) -> tuple[str, ...]:
@@ -145,7 +150,7 @@ class ActionLayout:
             raise ValueError("bad action '': empty string")
         verb = words[0].lower()
         try:
-            kind, arg = _parse(verb, words[1:], self.max_depth)
+            kind, arg = _parse(verb, words[1:], self.max_depth, self.run_width)
         except ValueError as err:
             raise ValueError(f"bad action {text!r}: {err}") from None
         if arg >= self.sizes[kind]:
@@ -153,7 +158,10 @@ class ActionLayout:
         return self.offsets[kind] + arg
 
 
-def _format_meld(pattern: int) -> str:
+def _format_meld(pattern: int, width: int = 3) -> str:
+    """A meld pattern's string (under ``min_run=4`` its runs are runs of four)."""
+    if width == 4 and pattern >= NUM_GROUP_PATTERNS:
+        return _format_run4(pattern - NUM_GROUP_PATTERNS)
     table = meld_table(Rules(ace_around_corner=True))
     return "meld " + " ".join(card_str(c) for c in table.cards[pattern])
 
@@ -162,20 +170,26 @@ def _format_run4(arg: int) -> str:
     return "meld " + " ".join(card_str(c) for c in run4_cards(arg // NUM_RANKS, arg % NUM_RANKS))
 
 
-def dj_meld_cards(arg: int) -> list[int]:
-    """The cards of a meld with the dealer's joker (``DJ_MELD`` argument), ``JOKER`` where the DJ stands."""
+def dj_melds(width: int) -> int:
+    """How many melds with the dealer's joker there are when new runs have ``width`` cards."""
+    return DJ_GROUPS + NUM_RUN_PATTERNS * width
+
+
+def dj_meld_cards(arg: int, width: int = 3) -> list[int]:
+    """The cards of a meld with the dealer's joker (``DJ_MELD`` argument; runs of ``width`` cards), ``JOKER``
+    where the DJ stands."""
     if arg < DJ_GROUPS:
         rank, pair = divmod(arg, len(SUIT_PAIRS))
         return [s * NUM_RANKS + rank for s in SUIT_PAIRS[pair]] + [JOKER]
-    run, spot = divmod(arg - DJ_GROUPS, DJ_RUN_SPOTS)
+    run, spot = divmod(arg - DJ_GROUPS, width)
     suit, lo = divmod(run, NUM_RANKS)
-    cards = [suit * NUM_RANKS + (lo + i) % NUM_RANKS for i in range(DJ_RUN_SPOTS)]
+    cards = [suit * NUM_RANKS + (lo + i) % NUM_RANKS for i in range(width)]
     cards[spot] = JOKER
     return cards
 
 
-def _format_dj_meld(arg: int) -> str:
-    return "meld " + " ".join(DJ_TEXT if c == JOKER else card_str(c) for c in dj_meld_cards(arg))
+def _format_dj_meld(arg: int, width: int) -> str:
+    return "meld " + " ".join(DJ_TEXT if c == JOKER else card_str(c) for c in dj_meld_cards(arg, width))
 
 
 def _format_dj_layoff(arg: int) -> str:
@@ -184,29 +198,29 @@ def _format_dj_layoff(arg: int) -> str:
     return f"layoff {DJ_TEXT} as {RANKS[arg - NUM_NATURAL]} group"
 
 
-_FORMATTERS = {
-    DRAW: lambda a: "draw",
-    STOP: lambda a: "stop",
-    TAKE: lambda a: f"take {a}",
-    MELD: _format_meld,
-    LAYOFF_RUN: lambda a: f"layoff {card_str(a)} run",
-    LAYOFF_GROUP: lambda a: f"layoff {card_str(a)} group",
-    JOKER_RUN: lambda a: f"layoff JK as {card_str(a)} run",
-    JOKER_GROUP: lambda a: f"layoff JK as {RANKS[a]} group",
-    DISCARD: lambda a: f"discard {card_str(a)}",
-    RUMMY: lambda a: f"rummy {a}",
-    PASS: lambda a: "pass",
-    SKIP: lambda a: "skip",
-    MELD_GROUP4: lambda a: "meld " + " ".join(card_str(s * NUM_RANKS + a) for s in range(NUM_SUITS)),
-    MELD_JOKERS: lambda a: "meld " + " ".join([JOKER_TEXT] * (3 + a)),
-    LAYOFF_JOKER: lambda a: "layoff JK group",
-    MELD_RUN4: _format_run4,
-    POWER: lambda a: f"power {POWERS[a]}",
+_FORMATTERS = {  # (argument, cards of a new run) -> string
+    DRAW: lambda a, w: "draw",
+    STOP: lambda a, w: "stop",
+    TAKE: lambda a, w: f"take {a}",
+    MELD: lambda a, w: _format_meld(a),
+    LAYOFF_RUN: lambda a, w: f"layoff {card_str(a)} run",
+    LAYOFF_GROUP: lambda a, w: f"layoff {card_str(a)} group",
+    JOKER_RUN: lambda a, w: f"layoff JK as {card_str(a)} run",
+    JOKER_GROUP: lambda a, w: f"layoff JK as {RANKS[a]} group",
+    DISCARD: lambda a, w: f"discard {card_str(a)}",
+    RUMMY: lambda a, w: f"rummy {a}",
+    PASS: lambda a, w: "pass",
+    SKIP: lambda a, w: "skip",
+    MELD_GROUP4: lambda a, w: "meld " + " ".join(card_str(s * NUM_RANKS + a) for s in range(NUM_SUITS)),
+    MELD_JOKERS: lambda a, w: "meld " + " ".join([JOKER_TEXT] * (3 + a)),
+    LAYOFF_JOKER: lambda a, w: "layoff JK group",
+    MELD_RUN4: lambda a, w: _format_run4(a),
+    POWER: lambda a, w: f"power {POWERS[a]}",
     DJ_MELD: _format_dj_meld,
-    DJ_LAYOFF: _format_dj_layoff,
-    DOUBLE: lambda a: _format_meld(a) + " double",
-    SPLIT: lambda a: f"split {a + 1}",
-    BLOCK: lambda a: "block",
+    DJ_LAYOFF: lambda a, w: _format_dj_layoff(a),
+    DOUBLE: lambda a, w: _format_meld(a, w) + " double",
+    SPLIT: lambda a, w: f"split {a + 1}",
+    BLOCK: lambda a, w: "block",
 }
 
 
@@ -226,31 +240,43 @@ def _natural(text: str) -> int:
     return card
 
 
-def _parse_dj_meld(words: list[str]) -> tuple[int, int]:
-    """A meld with the dealer's joker: two naturals and ``DJ`` (groups: naturals in suit order, then ``DJ``)."""
-    if len(words) != 3 or sum(w.upper() == DJ_TEXT for w in words) != 1:
-        raise ValueError("a meld with the dealer's joker names two natural cards and DJ, e.g. 'meld 9C 9D DJ'")
+def _parse_dj_meld(words: list[str], width: int) -> tuple[int, int]:
+    """A meld with the dealer's joker: a group of two naturals in suit order then ``DJ``, or a run of ``width``
+    cards with ``DJ`` where it stands."""
+    if sum(w.upper() == DJ_TEXT for w in words) != 1 or len(words) not in (3, width):
+        raise ValueError(
+            "a meld with the dealer's joker names two natural cards of a group then DJ ('meld 9C 9D DJ'), or the "
+            f"cards of a {width}-card run with DJ in place ('meld 5H DJ " + ("7H 8H')" if width == 4 else "7H')")
+        )
     spot = [w.upper() for w in words].index(DJ_TEXT)
     naturals = [_natural(w) for i, w in enumerate(words) if i != spot]
     ranks = {int(CARD_RANK[c]) for c in naturals}
     suits = [int(CARD_SUIT[c]) for c in naturals]
-    if len(ranks) == 1 and suits[0] < suits[1] and spot == 2:
+    if len(words) == 3 and len(ranks) == 1 and suits[0] < suits[1] and spot == 2:
         return DJ_MELD, ranks.pop() * len(SUIT_PAIRS) + SUIT_PAIRS.index((suits[0], suits[1]))
-    for arg in range(DJ_GROUPS, DJ_GROUPS + NUM_RUN_PATTERNS * DJ_RUN_SPOTS):
-        cards = dj_meld_cards(arg)
-        if cards.index(JOKER) == spot and [c for c in cards if c != JOKER] == naturals:
-            return DJ_MELD, arg
-    raise ValueError("with DJ: a group names two naturals of one rank in suit order then DJ; a run puts DJ in place")
+    if len(words) == width:
+        for arg in range(DJ_GROUPS, dj_melds(width)):
+            cards = dj_meld_cards(arg, width)
+            if cards.index(JOKER) == spot and [c for c in cards if c != JOKER] == naturals:
+                return DJ_MELD, arg
+    raise ValueError(
+        f"with DJ: a group names two naturals of one rank in suit order then DJ; a {width}-card run puts DJ in place"
+    )
 
 
-def _parse_meld(words: list[str]) -> tuple[int, int]:
+def _parse_meld(words: list[str], width: int) -> tuple[int, int]:
     if words and words[-1].lower() == "double":
-        kind, arg = _parse_meld(words[:-1])
-        if kind != MELD:
-            raise ValueError("'double' follows a meld of three cards, e.g. 'meld 9C 9D 9S double'")
+        kind, arg = _parse_meld(words[:-1], width)
+        if kind == MELD_RUN4 and width == 4:
+            return DOUBLE, NUM_GROUP_PATTERNS + arg
+        if kind != MELD or (width == 4 and arg >= NUM_GROUP_PATTERNS):
+            raise ValueError(
+                "'double' follows a meld put down from the hand: a group of three or a "
+                f"{width}-card run, e.g. 'meld 9C 9D 9S double'"
+            )
         return DOUBLE, arg
     if any(w.upper() == DJ_TEXT for w in words):
-        return _parse_dj_meld(words)
+        return _parse_dj_meld(words, width)
     jokers = sum(parse_card(w) == JOKER for w in words)
     if jokers == len(words) and len(words) in (3, 4):
         return MELD_JOKERS, len(words) - 3
@@ -301,7 +327,7 @@ def _parse_layoff(words: list[str]) -> tuple[int, int]:
     raise ValueError("expected 'layoff C run', 'layoff C group', 'layoff JK as C run' or 'layoff JK as R group'")
 
 
-def _parse(verb: str, words: list[str], max_depth: int) -> tuple[int, int]:
+def _parse(verb: str, words: list[str], max_depth: int, width: int) -> tuple[int, int]:
     if verb in ("draw", "stop", "pass", "skip"):
         if words:
             raise ValueError(f"'{verb}' takes no arguments")
@@ -309,7 +335,7 @@ def _parse(verb: str, words: list[str], max_depth: int) -> tuple[int, int]:
     if verb in ("take", "rummy"):
         return (TAKE if verb == "take" else RUMMY), _depth(words, max_depth)
     if verb == "meld":
-        return _parse_meld(words)
+        return _parse_meld(words, width)
     if verb == "layoff":
         return _parse_layoff(words)
     if verb == "discard":
@@ -364,6 +390,6 @@ def layout_for(rules: Rules) -> ActionLayout:
     groups_only = int(rules.joker_mode == "groups_only")
     run4 = NUM_RUN_PATTERNS * (rules.min_run == 4)
     extra = (int(rules.stock_exhausted == "play_out"), run4, NUM_RANKS * rules.four_of_a_kind_double, 2 * groups_only)
-    full = (len(POWERS), DJ_GROUPS + NUM_RUN_PATTERNS * DJ_RUN_SPOTS, NUM_NATURAL + NUM_RANKS, NUM_PATTERNS)
+    full = (len(POWERS), dj_melds(rules.min_run), NUM_NATURAL + NUM_RANKS, NUM_PATTERNS)
     gambit = tuple(n * rules.dealers_joker for n in (*full, rules.deck_size - 1, 1))  # power .. block
     return action_layout(rules.deck_size, (*extra, groups_only, *gambit))

@@ -190,8 +190,6 @@ class Rules:
                 f'have jokers (jokers_per_deck > 0) that are wild (joker_mode="wild"); got jokers_per_deck='
                 f"{self.jokers_per_deck}, joker_mode={self.joker_mode!r}"
             )
-        if self.dealers_joker and self.min_run == 4:
-            raise ValueError("Rules.dealers_joker/min_run: the dealer's joker plays in 3-card melds; use min_run=3")
         if self.stock_exhausted == "play_out" and self.floating:
             raise ValueError(
                 f'Rules.stock_exhausted/going_out: "play_out" ends a hand only when a player goes out, '

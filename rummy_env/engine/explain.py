@@ -247,13 +247,15 @@ def _gambit_reason(spec: GameSpec, s: State, g: int, kind: int, arg: int, seat: 
         card = card_str(s.pile[g, size - 2 - arg])
         return f"{card} at depth {arg + 1} cannot be melded at once with your hand" + _opening_note(spec, s, g, seat)
     if kind == DJ_MELD:
-        lacking = [card_str(c) for c in dj_meld_cards(arg) if c != JOKER and hand[c] == 0]
+        lacking = [card_str(c) for c in dj_meld_cards(arg, spec.layout.run_width) if c != JOKER and hand[c] == 0]
         if lacking:
             return f"you lack {' '.join(lacking)}"
     if kind == DJ_LAYOFF:
         run = arg < NUM_NATURAL
         if not (s.accept_run[g, arg] > 0 if run else s.open_groups[g, arg - NUM_NATURAL] > 0):
             return f"no {'run' if run else 'group'} on the table accepts it"
+    if kind == DOUBLE and spec.layout.run_width == 4 and arg >= NUM_GROUP_PATTERNS:
+        return _placement_reason(spec, s, g, MELD_RUN4, arg - NUM_GROUP_PATTERNS, hand)
     if kind == DOUBLE:
         return _placement_reason(spec, s, g, MELD, arg, hand)
     return None

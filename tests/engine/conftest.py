@@ -350,7 +350,7 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
     verb, phase = words[0], sd["phase"]
     hand = collections.Counter(sd["hands"][actor])
     ctx = f"{action!r} offered to player_{actor} in phase {phase}"
-    if rules.dealers_joker and gambit_plausible(sd, actor, action):
+    if rules.dealers_joker and gambit_plausible(sd, actor, action, rules):
         return
     assert phase != "power", f"{ctx}: the dealer names a power first"
     if verb in ("draw", "stop", "take", "skip"):
@@ -408,7 +408,7 @@ def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> N
             assert card == sd["obliged"], f"{ctx} while {sd['obliged']} is obliged"
 
 
-def gambit_plausible(sd: dict, actor: int, action: str) -> bool:
+def gambit_plausible(sd: dict, actor: int, action: str, rules: Rules) -> bool:
     """RULES §8.8: the Dealer's Gambit moves (True when ``action`` is one, after checking it)."""
     words = action.split()
     info, dealer = sd["dealers_joker"], sd["dealer"]
@@ -428,8 +428,12 @@ def gambit_plausible(sd: dict, actor: int, action: str) -> bool:
         assert info["power"] == ("double" if words[-1] == "double" else "wild"), ctx
         hand = collections.Counter(sd["hands"][actor])
         if words[0] == "meld":
-            lacking = sum(hand[c] == 0 for c in words[1:] if c not in ("DJ", "double"))
+            cards = [c for c in words[1:] if c != "double"]
+            lacking = sum(hand[c] == 0 for c in cards if c != "DJ")
             assert lacking <= (0 if "DJ" in words else min(hand["JK"], 2)), ctx
+            naturals = [c for c in cards if c != "DJ"]
+            if len({c[0] for c in naturals}) > 1:  # RULES §8.5: a new run has min_run cards, the DJ's among them
+                assert len(cards) == rules.min_run, ctx
         if words[0] == "layoff":
             assert sd["obliged"] is None, ctx
     else:
@@ -574,7 +578,10 @@ class TransitionChecker:
             if self.rules.joker_mode == "groups_only" and "JK" in meld["cards"]:
                 assert set(meld["cards"]) == {"JK"}, f"{where}: jokers are not wild: {meld}"
             if meld.get("sealed"):  # RULES §8.8: doubled by the dealer's joker, nothing laid off on it
-                assert self.rules.dealers_joker and meld.get("double") and len(meld["cards"]) == 3, f"{where}: {meld}"
+                size = self.rules.min_run if is_run(meld["cards"]) else 3  # a new run, or a group of three
+                assert self.rules.dealers_joker and meld.get("double") and len(meld["cards"]) == size, (
+                    f"{where}: {meld}"
+                )
             elif meld.get("double"):
                 assert self.rules.four_of_a_kind_double and len(meld["cards"]) == 4, f"{where}: {meld}"
         if sd["phase"] != "game_over":
@@ -878,7 +885,7 @@ def make_valid_rules(d: dict) -> Rules:
                 d["decks"] = None
             elif "play_out" in str(err):
                 d["going_out"] = "any"
-            elif "Rules.dealers_joker" in str(err):  # RULES §8.8: the dealer's joker is a wild joker of a 3-card meld
+            elif "Rules.dealers_joker" in str(err):  # RULES §8.8: the dealer's joker is a wild joker
                 d["dealers_joker"] = False
             elif "joker_mode" in str(err):  # RULES §8.2: jokers that meld only together need three of them
                 d["joker_mode"] = "wild"

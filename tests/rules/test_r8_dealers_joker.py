@@ -67,8 +67,6 @@ def test_dealers_joker_needs_wild_jokers():
     with pytest.raises(ValueError, match="dealers_joker"):
         Rules(dealers_joker=True, players=4, jokers_per_deck=4, joker_mode="groups_only")
     with pytest.raises(ValueError, match="dealers_joker"):
-        Rules(dealers_joker=True, min_run=4)
-    with pytest.raises(ValueError, match="dealers_joker"):
         Rules(dealers_joker="yes")
     with pytest.raises(ValueError, match="dealers_joker"):
         Rules.preset("dealers_gambit", jokers_per_deck=0)
@@ -237,6 +235,88 @@ def test_the_dealers_joker_still_scores_0_where_jokers_count_as_cards():
 def test_double_only_with_power_double():
     g = gstart([["9C", "9D", "9S", "2H"], ["3C", "KC"]], dj=WILD, extra={"phase": "play"})
     assert "meld 9C 9D 9S" in g.legal() and "meld 9C 9D 9S double" not in g.legal()
+
+
+# --------------------------------------------------------------------------- the dealer's joker later in the turn
+MINIMUM_50 = {"first_meld_minimum": 50, "extra": {"phase": "play", "opened": [False, False]}}
+
+
+def test_a_meld_that_reaches_the_minimum_only_with_the_dealers_joker_later_is_offered():
+    """RULES §4.2 with §8.8: QC QD QH (30) then KS KH DJ (20) reach 50, in either order."""
+    hands = [["QC", "QD", "QH", "KS", "KH", "2C", "3D"], ["3C", "4D"]]
+    g = gstart(hands, dj=WILD, **MINIMUM_50)
+    assert {"meld QC QD QH", "meld KH KS DJ"} <= g.legal()
+    g.play("p0:meld QC QD QH")
+    g.refuse("discard 2C")
+    g.play("p0:meld KH KS DJ", "p0:discard 2C")
+    assert g.sd()["melded_points"] == [50, 0] and g.sd()["opened"][0]
+    doubled = gstart(hands, dj=DOUBLE, **MINIMUM_50)  # control: without the wild joker the queens make 30
+    assert "meld QC QD QH" not in doubled.legal() and "meld QC QD QH double" in doubled.legal()
+
+
+def test_a_take_that_reaches_the_minimum_only_with_the_dealers_joker_later_is_offered():
+    """The taken QC must be melded first (QC QD QH, 30); KS KH DJ (20) then reaches 50."""
+    hands = [["QD", "QH", "KS", "KH", "2C"], ["3C", "4D"]]
+    rules = {"first_meld_minimum": 50, "extra": {"opened": [False, False]}}
+    g = gstart(hands, discard=["5S", "QC", "7H", "3H"], dj=WILD, **rules)
+    assert "take 2" in g.legal()
+    g.play("p0:take 2")
+    g.refuse("meld KH KS DJ")  # the taken card is melded first
+    g.play("p0:meld QC QD QH", "p0:meld KH KS DJ", "p0:discard 2C")
+    assert g.sd()["melded_points"] == [50, 0]
+    split = gstart(hands, discard=["5S", "QC", "7H", "3H"], dj=SPLIT, **rules)  # control: the queens make 30
+    assert "take 2" not in split.legal()
+
+
+def test_the_dealer_may_take_a_deep_card_that_melds_only_with_the_dealers_joker():
+    g = gstart([["9D", "2S", "KC"], ["3C", "4D"]], discard=["AC", "9C", "5S", "7H"], dj=WILD)
+    assert "take 2" in g.legal()
+    g.play("p0:take 2")
+    assert {a for a in g.legal() if a.startswith(("meld", "layoff"))} == {"meld 9C 9D DJ"}
+    g.play("p0:meld 9C 9D DJ", "p0:discard 2S")
+    for control in (DOUBLE, SPLIT):  # without the wild joker 9C melds with nothing
+        assert (
+            "take 2"
+            not in gstart([["9D", "2S", "KC"], ["3C", "4D"]], discard=["AC", "9C", "5S", "7H"], dj=control).legal()
+        )
+    other = gstart([["2S", "KC"], ["9D", "4D", "5D"]], discard=["AC", "9C", "5S", "7H"], dj=WILD, current_player=1)
+    assert "take 2" not in other.legal()  # only the dealer plays the dealer's joker
+
+
+# --------------------------------------------------------------------------- with min_run=4
+def test_wild_melds_a_run_of_four_with_the_dealers_joker_under_min_run_4():
+    """RULES §8.5 with §8.8: a new run has four cards, the dealer's joker one of them; groups stay three."""
+    g = gstart([["5H", "7H", "8H", "9C", "9D", "2S", "KC"], ["3C", "4D"]], dj=WILD, min_run=4, extra={"phase": "play"})
+    assert {"meld 5H DJ 7H 8H", "meld 9C 9D DJ"} <= g.legal()
+    assert not {a for a in g.legal() if a.startswith("meld") and "H" in a and len(a.split()) == 4}
+    g.refuse("meld 5H DJ 7H")
+    g.play("p0:meld 5H DJ 7H 8H")
+    assert g.melds()[0]["cards"] == ["5H", "DJ=6H", "7H", "8H"] and g.sd()["melded_points"] == [20, 0]
+
+
+def test_double_doubles_a_run_of_four_under_min_run_4():
+    g = gstart([["5H", "6H", "7H", "8H", "2S", "KC"], ["3C", "4D"]], dj=DOUBLE, min_run=4, extra={"phase": "play"})
+    assert "meld 5H 6H 7H 8H double" in g.legal()
+    g.refuse("meld 5H 6H 7H double")
+    g.play("p0:meld 5H 6H 7H 8H double")
+    meld = g.melds()[0]
+    assert meld["cards"] == ["5H", "6H", "7H", "8H"] and meld["double"] and meld["sealed"]
+    assert g.sd()["melded_points"] == [52, 0]  # 2 x (5 + 6 + 7 + 8)
+
+
+def test_action_strings_under_min_run_4():
+    env = rummy_env.raw_env(players=2, dealers_joker=True, min_run=4)
+    for text in ("meld 5H DJ 7H 8H", "meld DJ 6H 7H 8H", "meld 5H 6H 7H DJ", "meld 9C 9D DJ", "meld JS QS KS DJ"):
+        assert env.action_to_str(env.action_from_str(text)) == text
+    for text in ("meld 5H 6H 7H 8H double", "meld 9C 9D 9S double"):
+        assert env.action_to_str(env.action_from_str(text)) == text
+    for bad, match in (("meld 5H DJ 7H", "4-card run"), ("meld 5H 6H 7H double", "4-card run")):
+        with pytest.raises(ValueError, match=match):
+            env.action_from_str(bad)
+    three = rummy_env.raw_env(players=2, dealers_joker=True)
+    for bad in ("meld 5H DJ 7H 8H", "meld 5H 6H 7H 8H double"):
+        with pytest.raises(ValueError, match="3-card run"):
+            three.action_from_str(bad)
 
 
 # --------------------------------------------------------------------------- split

@@ -181,7 +181,7 @@ def shuffle_games(s, games, cards, counts):
 def pile_melds_games(s, k, games, hands, meld_ok, lay_ok):
     """``pile_melds`` of game ``games[i]`` with hand ``hands[i]`` into rows ``i`` of ``meld_ok`` and ``lay_ok``."""
     for i in range(games.shape[0]):
-        pile_melds(s, k, games[i], hands[i], meld_ok[i], lay_ok[i])
+        pile_melds(s, k, games[i], hands[i], False, meld_ok[i], lay_ok[i])
 
 
 @njit(cache=True)

@@ -264,3 +264,12 @@ def remove_card(s, g, seat, card):
     s.hand[g, seat, card] -= 1
     if s.known[g, seat, card] > 0:
         s.known[g, seat, card] -= 1
+
+
+@inline
+def hand_total(s, g, seat):
+    """Cards in a seat's hand."""
+    total = 0
+    for c in range(s.hand.shape[2]):
+        total += s.hand[g, seat, c]
+    return total

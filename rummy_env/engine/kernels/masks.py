@@ -41,12 +41,13 @@ from ..state import (
     POWER_PHASE,
     RUMMY_PHASE,
 )
+from .cards import hand_total
+from .dealer import WILD, dj_ready
 from .gambit import gambit_draw_mask, gambit_play_mask, power_mask
 from .jit import inline, kernel
 from .search import (
     column_action,
     column_enabled,
-    hand_total,
     minimum_search,
     out_search,
     play_mask_core,
@@ -61,7 +62,7 @@ FAR = 10_000  # depth of a card that is nowhere at hand
 
 
 @kernel
-def pile_melds(s, k, g, hand, meld_ok, lay_ok):
+def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
     """Which pile cards could be melded at once if taken, top first (depth 0 = top); returns the pile size.
 
     ``meld_ok[d]``: the card at depth ``d`` forms a new 3-card meld with ``hand`` plus the
@@ -69,6 +70,7 @@ def pile_melds(s, k, g, hand, meld_ok, lay_ok):
     melds with a pattern's two other cards when the ones not available above it (in
     hand, or higher in the pile) are no more than the jokers available above it; each
     condition is a depth threshold, so every card is checked against its patterns' smallest.
+    ``wild``: the dealer's joker (``power wild``) may fill one gap of a meld of naturals.
     """
     size = np.int64(s.pile_len[g])
     copies = s.pile_pos.shape[1]
@@ -86,7 +88,7 @@ def pile_melds(s, k, g, hand, meld_ok, lay_ok):
     held = np.int64(hand[JOKER])
     first = jokers[0] + 1
     second = jokers[1] + 1 if copies > 1 else FAR
-    one_joker = 0 if held >= 1 else first
+    one_joker = 0 if held >= 1 or wild else first
     two_jokers = 0 if held >= 2 else (first if held == 1 else second)
     if k.groups_only:
         one_joker, two_jokers = FAR, FAR
@@ -99,7 +101,7 @@ def pile_melds(s, k, g, hand, meld_ok, lay_ok):
                     continue
                 a, b = avail[k.partners[card, i, 0]], avail[k.partners[card, i, 1]]
                 if k.run4 and k.partners[card, i, 2] >= 0:
-                    reach = run4_reach(k, a, b, avail[k.partners[card, i, 2]], jokers, held, hand)
+                    reach = run4_reach(k, a, b, avail[k.partners[card, i, 2]], jokers, held, wild, hand)
                 else:
                     reach = min(max(a, b) + 1, max(min(a, b) + 1, one_joker), two_jokers)
                 threshold = min(threshold, reach)
@@ -128,14 +130,14 @@ def pile_melds(s, k, g, hand, meld_ok, lay_ok):
 
 
 @inline
-def run4_reach(k, a, b, c, jokers, held, hand):
+def run4_reach(k, a, b, c, jokers, held, wild, hand):
     """The least depth at which a natural card melds into a 4-card run whose other cards are available from
-    depths ``a``, ``b``, ``c`` (-1: in hand), jokers filling the gaps; ``going_out="discard_required"`` also
-    needs a card left to discard."""
+    depths ``a``, ``b``, ``c`` (-1: in hand), jokers filling the gaps (``wild``: the dealer's joker fills one);
+    ``going_out="discard_required"`` also needs a card left to discard."""
     lo, mid, hi = min(a, b, c), a + b + c - min(a, b, c) - max(a, b, c), max(a, b, c)
     reach = hi + 1
     if not k.groups_only:  # wild jokers fill the gaps
-        reach = min(reach, max(mid + 1, nth_joker(jokers, held, 1)))
+        reach = min(reach, max(mid + 1, 0 if wild else nth_joker(jokers, held, 1)))
         reach = min(reach, max(lo + 1, nth_joker(jokers, held, 2)), nth_joker(jokers, held, 3))
     total = 0
     for x in range(NUM_KINDS):
@@ -163,7 +165,7 @@ def callable_depths(s, k, g, out):
     size = s.pile_len[g]
     meld_ok = np.zeros(max(size, 1), dtype=np.bool_)
     lay_ok = np.zeros(max(size, 1), dtype=np.bool_)
-    pile_melds(s, k, g, np.zeros(NUM_KINDS, dtype=np.int8), meld_ok, lay_ok)
+    pile_melds(s, k, g, np.zeros(NUM_KINDS, dtype=np.int8), False, meld_ok, lay_ok)
     if k.rummy_calls == LAST_DISCARD:
         if size > 0:
             out[0] = lay_ok[0]
@@ -187,7 +189,7 @@ def draw_mask(s, k, g, row, work):
         return
     meld_ok = np.zeros(size, dtype=np.bool_)
     lay_ok = np.zeros(size, dtype=np.bool_)
-    pile_melds(s, k, g, hand, meld_ok, lay_ok)
+    pile_melds(s, k, g, hand, k.dealers_joker and dj_ready(s, g, WILD), meld_ok, lay_ok)
     start = k.offsets[TAKE]
     for d in range(size):
         meld, lay = meld_ok[d], lay_ok[d] and not k.requires_new_meld
@@ -215,6 +217,8 @@ def leaves_moves(s, k, g, seat, root, row, work):
     start_node(s, g, seat, root, k, s, base)
     after = np.zeros_like(row)
     play_mask(s, k, base, after, (masks, hopes, cursor, base + 1))
+    if k.dealers_joker:
+        gambit_play_mask(s, k, base, after, (masks, hopes, cursor, base + 1))
     return after.any()
 
 

@@ -35,12 +35,14 @@ from ...actions import (
 )
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ...melds import NUM_GROUP_PATTERNS, NUM_PATTERNS
-from ..state import OUT_OF_TURN_PHASE
+from ..state import DJ_USED, OUT_OF_TURN_PHASE
 from .arrays import copy_search_row
-from .cards import call_rummy, mix64, split_pile, take_from_pile
+from .cards import call_rummy, hand_total, mix64, split_pile, take_from_pile
+from .dealer import dj_columns
 from .jit import inline, kernel
 from .spec import (
     CORE_PLACEMENTS,
+    DJ_OFF,
     GROUP4_OFF,
     GROUP_OFF,
     JOKER_GROUP_OFF,
@@ -75,15 +77,6 @@ def table_fits(s, k, g, card):
             return s.accept_group[g, JOKER] > 0
         return s.accept_run[g].any() or s.open_groups[g].any()
     return s.accept_run[g, card] > 0 or s.accept_group[g, card] > 0
-
-
-@inline
-def hand_total(s, g, seat):
-    """Cards in a seat's hand."""
-    total = 0
-    for c in range(s.hand.shape[2]):
-        total += s.hand[g, seat, c]
-    return total
 
 
 @inline
@@ -123,7 +116,8 @@ def column_cards(k, hand, w):
 
 @inline
 def column_action(k, w):
-    """The action id of placement column ``w`` (the run patterns are the ``meld_run4`` block under min_run 4)."""
+    """The action id of search column ``w`` (the run patterns are the ``meld_run4`` block under min_run 4; from
+    ``DJ_OFF`` the moves with the dealer's joker)."""
     if k.run4 and w >= NUM_GROUP_PATTERNS and w < NUM_PATTERNS:
         return k.offsets[MELD_RUN4] + w - NUM_GROUP_PATTERNS
     if w < CORE_PLACEMENTS:
@@ -132,6 +126,8 @@ def column_action(k, w):
         return k.offsets[MELD_GROUP4] + w - GROUP4_OFF
     if w < JOKER_LAYOFF_OFF:
         return k.offsets[MELD_JOKERS] + w - JOKERS_OFF
+    if w >= DJ_OFF:
+        return k.offsets[DJ_MELD] + w - DJ_OFF
     return k.offsets[LAYOFF_JOKER]
 
 
@@ -310,9 +306,11 @@ def expandable(s, k, g, goal):
 
 
 @kernel
-def fingerprint(s, g):
-    """A 64-bit hash of the actor's hand, the table and the turn's points (never 0)."""
+def fingerprint(s, k, g):
+    """A 64-bit hash of the actor's hand, the table, the turn's points and the dealer's joker's use (never 0)."""
     h = mix64(np.uint64(s.turn_points[g]) + np.uint64(0x5EED))
+    if k.dealers_joker:
+        h = mix64(h ^ np.uint64(s.dj[g, DJ_USED]))
     seat = s.current[g]
     for c in range(s.hand.shape[2]):
         h = mix64(h ^ np.uint64(s.hand[g, seat, c] * 64 + c))
@@ -358,16 +356,16 @@ def advance(k, scr, masks, cursor, top, base, visited):
     """
     while top >= base:
         w = cursor[top]
-        while w < k.placements and not masks[top, w]:
+        while w < k.columns and not masks[top, w]:
             w += 1
-        if w == k.placements:
+        if w == k.columns:
             top -= 1
             continue
         cursor[top] = w + 1
         child = top + 1
         copy_search_row(k, scr, top, scr, child)
         apply_move(scr, k, child, column_action(k, w))
-        if first_visit(visited, fingerprint(scr, child)):
+        if first_visit(visited, fingerprint(scr, k, child)):
             return top, child
     return top, -1
 
@@ -388,6 +386,8 @@ def out_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
             return True
         if expandable(scr, k, node, GOAL_OUT):
             play_mask_core(scr, k, node, masks[node], hopes[node])
+            if k.dealers_joker:
+                dj_columns(scr, k, node, masks[node])
             masks[node] |= hopes[node]
             cursor[node] = 0
             top = node
@@ -406,6 +406,8 @@ def minimum_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
             return True
         if expandable(scr, k, node, GOAL_MINIMUM):
             play_mask_core(scr, k, node, masks[node], hopes[node])
+            if k.dealers_joker:
+                dj_columns(scr, k, node, masks[node])
             for w in range(k.placements):
                 if hopes[node, w]:
                     masks[node, w] = out_search(

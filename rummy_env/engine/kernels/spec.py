@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...actions import JOKER_GROUP, MELD
+from ...actions import DJ_MELD, JOKER_GROUP, MELD, SPLIT
 from ...cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ...melds import NUM_PATTERNS
 from ...rules import Rules
@@ -28,6 +28,7 @@ GROUP4_OFF = CORE_PLACEMENTS
 JOKERS_OFF = GROUP4_OFF + NUM_RANKS
 JOKER_LAYOFF_OFF = JOKERS_OFF + 2
 PLACEMENTS = JOKER_LAYOFF_OFF + 1
+DJ_OFF = PLACEMENTS  # under dealers_joker a search's moves with the dealer's joker follow (kernels/dealer.py)
 OUT_ANY, OUT_DISCARD_REQUIRED, OUT_FLOAT, OUT_FLOAT_UNPLAYABLE = range(4)
 
 
@@ -88,6 +89,7 @@ class KernelSpec(NamedTuple):
     groups_only: bool  # joker_mode="groups_only": jokers meld only as groups of jokers
     double4: bool  # four_of_a_kind_double: groups of four melded at once (doubled)
     placements: int  # placement columns in use (search.py): the core ones, or all with the blocks above
+    columns: int  # a turn search's move columns: the placements, then under dealers_joker the DJ moves
     run4: bool  # min_run=4: the run patterns are 4-card runs, put down by the meld_run4 block
     add_to_winner: bool  # hand_scoring="add_to_winner": lay-offs after going out, hands added to the winner
     dealers_joker: bool  # Dealer's Gambit: a joker set aside with a power the dealer names (kernels/gambit.py)
@@ -180,12 +182,26 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         direction=rules.direction,
         groups_only=rules.joker_mode == "groups_only",
         double4=rules.four_of_a_kind_double,
-        placements=PLACEMENTS if rules.joker_mode == "groups_only" or rules.four_of_a_kind_double else CORE_PLACEMENTS,
+        placements=placements(rules),
+        columns=search_columns(rules),
         run4=rules.min_run == 4,
         add_to_winner=rules.hand_scoring == "add_to_winner",
         dealers_joker=rules.dealers_joker,
         deal_deck=_deal_deck(spec.deck, rules.dealers_joker),
     )
+
+
+def placements(rules: Rules) -> int:
+    """Placement columns in use: the core ones, or all of them under the Persian switches."""
+    return PLACEMENTS if rules.joker_mode == "groups_only" or rules.four_of_a_kind_double else CORE_PLACEMENTS
+
+
+def search_columns(rules: Rules) -> int:
+    """A turn search's move columns: the placements, then under ``dealers_joker`` its moves from ``DJ_OFF``."""
+    if not rules.dealers_joker:
+        return placements(rules)
+    layout = game_spec(rules).layout
+    return DJ_OFF + layout.start(SPLIT) - layout.start(DJ_MELD)
 
 
 def _deal_deck(deck: np.ndarray, dealers_joker: bool) -> np.ndarray:

@@ -17,11 +17,21 @@ from ..state import (
     POWER_PHASE,
     RUMMY_PHASE,
 )
-from .cards import begin_draw, call_rummy, deal, draw_stock, push_pile, remove_card, split_pile, take_from_pile
+from .cards import (
+    begin_draw,
+    call_rummy,
+    deal,
+    draw_stock,
+    hand_total,
+    push_pile,
+    remove_card,
+    split_pile,
+    take_from_pile,
+)
 from .gambit import block_dj, name_power
 from .jit import inline, kernel
 from .masks import callable_depths, reaches_minimum
-from .search import hand_total, place
+from .search import place
 from .seats import seat_after
 from .spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
 from .windows import lay_off_goes_on, open_lay_offs, open_out_of_turn, pass_out_of_turn, placed_out_of_turn

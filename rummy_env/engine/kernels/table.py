@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...actions import DJ_GROUPS, DJ_RUN_SPOTS
+from ...actions import DJ_GROUPS
 from ...cards import ACE, FOUR_ACES_ACE, JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 from ...melds import GROUP, GROUP_JOKER_SLOT, JOKERS, MAX_GROUP, MAX_RUN, RUN
 from ..state import DJ_AT, DJ_SLOT, DJ_USED, SEALED
@@ -116,6 +116,12 @@ def stand_in_points(k, pattern, i):
 
 
 @inline
+def group_joker_points(k, rank):
+    """A joker's points in a group of ``rank``: ``joker_points``, or under ``dealers_joker`` the rank's."""
+    return k.values[rank if k.dealers_joker else JOKER]
+
+
+@inline
 def place_card(s, g, meld, slot, joker, card):
     """Lay ``card`` (or a joker) from the acting hand into ``slot`` of meld ``meld``."""
     seat = s.current[g]
@@ -180,11 +186,8 @@ def extend_group(s, k, g, rank, card):
     suit = 0 if joker else k.card_suit[card]
     meld = group_target(s, k, g, rank, card)
     bits = s.meld_suits[g, meld]
-    naturals = 0
-    for b in range(NUM_SUITS):
-        naturals += (bits >> b) & 1
     if joker:
-        place_card(s, g, meld, GROUP_JOKER_SLOT + s.meld_len[g, meld] - naturals, True, JOKER)
+        place_card(s, g, meld, GROUP_JOKER_SLOT + s.meld_len[g, meld] - group_naturals(s, g, meld), True, JOKER)
         s.table_jokers[g, NUM_NATURAL + rank] += 1
     else:
         s.meld_suits[g, meld] = bits | (1 << suit)
@@ -192,7 +195,7 @@ def extend_group(s, k, g, rank, card):
     refresh_accepts(s, k, g)
     if k.four_aces and rank == ACE and s.meld_len[g, meld] == MAX_GROUP:
         return four_aces_complete(s, k, g, meld, bits, joker)
-    return k.values[(rank if k.dealers_joker else JOKER) if joker else card]
+    return group_joker_points(k, rank) if joker else k.values[card]
 
 
 @inline
@@ -203,7 +206,7 @@ def four_aces_complete(s, k, g, meld, bits, joker):
         if (bits >> suit) & 1:
             ace = suit * NUM_RANKS + ACE
             s.melded_points[g, s.meld_owner[g, meld, suit]] += FOUR_ACES_ACE - k.values[ace]
-    return k.values[(ACE if k.dealers_joker else JOKER)] if joker else FOUR_ACES_ACE
+    return group_joker_points(k, ACE) if joker else FOUR_ACES_ACE
 
 
 @inline
@@ -253,7 +256,7 @@ def create_group4(s, k, g, rank):
             s.meld_joker[g, slot, GROUP_JOKER_SLOT + jokers] = True
             jokers += 1
             s.table_jokers[g, NUM_NATURAL + rank] += 1
-            points += k.values[rank if k.dealers_joker else JOKER]
+            points += group_joker_points(k, rank)
     s.placed[g, seat, JOKER] += jokers
     refresh_accepts(s, k, g)
     return doubled(s, k, g, slot, points)
@@ -302,13 +305,14 @@ def placed_dj(s, k, g, meld, slot, known):
     s.dj[g, DJ_USED] = True
 
 
-@kernel
-def dj_meld(s, k, g, arg):
-    """``power wild``: meld two naturals with the dealer's joker (``DJ_MELD`` argument); it scores 0."""
+@inline
+def dj_meld_pattern(k, arg):
+    """The meld pattern of ``DJ_MELD`` argument ``arg`` and the bitmask of its cards that come from the hand (the
+    dealer's joker stands for the others: in a group the lower unnamed suit, in a run its spot)."""
     if arg < DJ_GROUPS:
         rank, pair = arg // SUIT_PAIRS, arg % SUIT_PAIRS
         a, b = pair_suits(pair)
-        spare, missing = -1, -1  # the suits not named: the DJ stands in the lower one's spot of the pattern
+        spare, missing = -1, -1
         for suit in range(NUM_SUITS):
             if suit != a and suit != b:
                 if spare < 0:
@@ -320,17 +324,22 @@ def dj_meld(s, k, g, arg):
         for i in range(3):
             if k.card_suit[k.pat_cards[pattern, i]] != spare:
                 natural |= 1 << i
-        slot = GROUP_JOKER_SLOT
-    else:
-        run, spot = (arg - DJ_GROUPS) // DJ_RUN_SPOTS, (arg - DJ_GROUPS) % DJ_RUN_SPOTS
-        pattern = NUM_RANKS * NUM_SUITS + run
-        natural = 7 ^ (1 << spot)
-        slot = k.card_rank[k.pat_cards[pattern, spot]]
+        return pattern, natural
+    width = k.pat_cards.shape[1]
+    run, spot = (arg - DJ_GROUPS) // width, (arg - DJ_GROUPS) % width
+    return NUM_RANKS * NUM_SUITS + run, ((1 << width) - 1) ^ (1 << spot)
+
+
+@kernel
+def dj_meld(s, k, g, arg):
+    """``power wild``: meld naturals with the dealer's joker (``DJ_MELD`` argument); it scores 0."""
+    pattern, natural = dj_meld_pattern(k, arg)
     known = lend_dj(s, g)
     points = create_meld_from(s, k, g, pattern, natural)
-    placed_dj(s, k, g, s.num_melds[g] - 1, slot, known)
-    for i in range(3):
+    for i in range(k.pat_size[pattern]):
         if (natural >> i) & 1 == 0:
+            slot = GROUP_JOKER_SLOT if k.pat_group[pattern] else k.card_rank[k.pat_cards[pattern, i]]
+            placed_dj(s, k, g, s.num_melds[g] - 1, slot, known)
             points -= stand_in_points(k, pattern, i)
     return points
 

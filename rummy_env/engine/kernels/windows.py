@@ -14,12 +14,11 @@ import numpy as np
 from ...actions import JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_JOKER, LAYOFF_RUN, PASS
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ..state import LAY_OFF_PHASE, NOBODY, OUT_OF_TURN_PHASE
-from .cards import begin_draw
+from .cards import begin_draw, hand_total
 from .jit import kernel
 from .search import (
     column_action,
     column_cards,
-    hand_total,
     minimum_search,
     play_mask_core,
     table_fits,

@@ -8,7 +8,7 @@ import numpy as np
 from ..spec import GameSpec
 from ..state import State, empty_state
 from .arrays import StateArrays, as_arrays
-from .spec import PLACEMENTS
+from .spec import search_columns
 
 
 class Work:
@@ -27,8 +27,9 @@ class Work:
         self.arrays: StateArrays = as_arrays(full)
         columns: tuple[np.ndarray, ...] = tuple(self.arrays)
         self.state = State(*(array[:games] for array in columns))
-        self.masks = np.zeros((total, PLACEMENTS), dtype=bool)
-        self.hopes = np.zeros((total, PLACEMENTS), dtype=bool)
+        width = search_columns(spec.rules)
+        self.masks = np.zeros((total, width), dtype=bool)
+        self.hopes = np.zeros((total, width), dtype=bool)
         self.cursor = np.zeros(total, dtype=np.int64)
 
     def serial(self) -> tuple:
