@@ -31,6 +31,7 @@ SWITCHES = {
     ).replace(target_score=100),
     "partnership-4-jokers": Rules(players=4, partnership=True, jokers_per_deck=4, dealers_joker=True, deals=2),
     "mixed": random_rules(random.Random(919), dealers_joker=True, jokers_per_deck=2, min_run=3, players=3),
+    "3p-runs-of-four-minimum": Rules(players=3, dealers_joker=True, min_run=4, first_meld_minimum=30),
 }
 
 
@@ -58,13 +59,24 @@ def test_random_play_uses_every_power_split_and_block():
     assert stats.kinds["block"] > 0, stats
 
 
+def test_random_play_under_runs_of_four_melds_four_card_runs_with_the_dealers_joker():
+    """RULES §8.5 with §8.8: the invariant runs (a new run with the dealer's joker has four cards, checked at every
+    offered action) meld with the dealer's joker and double melds."""
+    stats = GameStats()
+    for seed in range(12):
+        play_checked_game(
+            SWITCHES["3p-runs-of-four-minimum"].replace(players=4), seed=seed, stats=stats, max_steps=3000
+        )
+    assert stats.kinds["meld DJ"] > 0 and stats.kinds["meld double"] > 0, stats
+
+
 def test_batched_engine_conserves_cards():
     """Array-level conservation on the batched engine (the dealer's joker counted once) plus full checks."""
     stats = run_batched_checked(SWITCHES["preset-4p"], num_games=6, seed=3, steps=400, full=True)
     assert stats.finished >= 0 and stats.steps > 1000
 
 
-@pytest.mark.parametrize("name", ["preset-4p", "3p-minimum-new-meld", "mixed"])
+@pytest.mark.parametrize("name", ["preset-4p", "3p-minimum-new-meld", "mixed", "3p-runs-of-four-minimum"])
 def test_batched_games_equal_games_played_alone(name):
     rules = SWITCHES[name]
     assert_batch_independent(rules, [5, 77, 4242], 200)

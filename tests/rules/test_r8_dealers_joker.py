@@ -302,6 +302,14 @@ def test_double_doubles_a_run_of_four_under_min_run_4():
     meld = g.melds()[0]
     assert meld["cards"] == ["5H", "6H", "7H", "8H"] and meld["double"] and meld["sealed"]
     assert g.sd()["melded_points"] == [52, 0]  # 2 x (5 + 6 + 7 + 8)
+    sd = g.sd()
+    env = rummy_env.raw_env(players=2, dealers_joker=True, min_run=4)
+    env.reset(seed=0, options={"scenario": sd})
+    assert env.state_dict() == sd
+    sd["stock"].remove("4H")  # a sealed run of five was never put down by one doubled meld
+    sd["melds"][0].update(cards=["4H", "5H", "6H", "7H", "8H"], owners=[0] * 5)
+    with pytest.raises(ValueError, match="the 4 cards put down with power double"):
+        env.reset(seed=0, options={"scenario": sd})
 
 
 def test_action_strings_under_min_run_4():
