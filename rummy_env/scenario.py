@@ -189,9 +189,7 @@ def _parse_sealed(spec: GameSpec, meld: Mapping[str, Any], parsed: dict, where: 
         _fail(f'{where}: a sealed meld is doubled by the dealer\'s joker, so it also has "double": true')
     size = spec.rules.min_run if parsed["kind"] == RUN else 3
     if parsed["dj"] is not None or len(parsed["placed"]) != size:
-        _fail(
-            f"{where}.sealed: a doubled meld is the {size} cards put down with power double (DJ is not one of them)"
-        )
+        _fail(f"{where}.sealed: a doubled meld is the {size} cards put down with power double (DJ is not one of them)")
     if len(set(parsed["owners"])) != 1 or parsed["owners"][0] != parsed["by"]:
         _fail(f"{where}.sealed: nothing is laid off on a sealed meld, so its melder owns all three cards")
     return True
