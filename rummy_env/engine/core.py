@@ -18,7 +18,6 @@ from .spec import game_spec
 from .state import GAME_OVER, State
 
 PARALLEL_MIN = 1024  # games from which masks, steps and observations are split across threads
-SERIAL_MAX = 4  # games up to which the plain njit loops run (opening a parallel region costs ~10-20 us)
 
 
 class _FixedTypes:
@@ -40,26 +39,6 @@ class _FixedTypes:
 _step_serial = _FixedTypes(batch.step_serial)
 _masks_serial = _FixedTypes(batch.masks_serial)
 _observe_serial = _FixedTypes(batch.observe_games)
-_step = _FixedTypes(batch.step_parallel)
-_masks = _FixedTypes(batch.masks_parallel)
-_observe = _FixedTypes(batch.observe_parallel)
-
-
-def _on_threads(threads: int, kernel: Any, *args: Any) -> Any:
-    """Call a ``parallel=True`` batch kernel on ``threads`` of numba's threads (numba's setting is restored after).
-
-    Above ``SERIAL_MAX`` games these entries run even on one thread: their per-game
-    bodies run 1.5-2.5x faster than the same helpers called from a plain ``njit`` loop
-    (measured at 256 games: masks 7.0 vs 17.7 us per game, steps 6.1 vs 9.5).
-    """
-    before = numba.get_num_threads()
-    if before == threads:
-        return kernel(*args)
-    numba.set_num_threads(threads)
-    try:
-        return kernel(*args)
-    finally:
-        numba.set_num_threads(before)
 
 
 class StepResult(NamedTuple):
@@ -220,24 +199,21 @@ class Engine:
             if seats.shape != (count,):
                 seats = np.ascontiguousarray(np.broadcast_to(seats, (count,)))
         out = np.empty((count, self._obs_dim), dtype=np.float32)
-        if count <= SERIAL_MAX:
-            _observe_serial(self._arrays, self._kernel_spec, rows, seats, out)
+        if count >= PARALLEL_MIN and self._work.threads > 1:
+            batch.observe_parallel(self._arrays, self._kernel_spec, rows, seats, out, min(self._work.threads, count))
         else:
-            _on_threads(self._threads(count), _observe, self._arrays, self._kernel_spec, rows, seats, out)
+            _observe_serial(self._arrays, self._kernel_spec, rows, seats, out)
         return out
-
-    def _threads(self, count: int) -> int:
-        """Threads a batch kernel over ``count`` games runs on: one below ``PARALLEL_MIN`` games."""
-        return min(self._work.threads, count) if count >= PARALLEL_MIN else 1
 
     def _fill_masks(self, games: np.ndarray) -> None:
         """Compute the masks of those ``games`` that are stale."""
-        args = (self._arrays, self._kernel_spec, games, self._mask, self._stale)
-        if len(games) <= SERIAL_MAX:
-            _masks_serial(*args, self._work.serial())
+        if len(games) >= PARALLEL_MIN and self._work.threads > 1:
+            chunks = min(self._work.threads, len(games))
+            args = (self._arrays, self._kernel_spec, games, self._mask, self._stale)
+            masks, hopes, cursor, base, rows = self._work.parallel()
+            batch.masks_parallel(*args, masks, hopes, cursor, base, rows, chunks)
         else:
-            threads = self._threads(len(games))
-            _on_threads(threads, _masks, *args, *self._work.parallel(), threads)
+            _masks_serial(self._arrays, self._kernel_spec, games, self._mask, self._stale, self._work.serial())
 
     def step(
         self,
@@ -264,12 +240,15 @@ class Engine:
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
         flags = (bool(check), False, self._mask, self._stale, rewards, done, truncated, int(self.max_steps or 0))
-        args = (self._arrays, self._kernel_spec, stepped, chosen, *flags)
-        if len(stepped) <= SERIAL_MAX:
-            bad = _step_serial(*args, self._work.serial())
+        if len(stepped) >= PARALLEL_MIN and self._work.threads > 1:
+            chunks = min(self._work.threads, len(stepped))
+            run = batch.step_parallel
+            masks, hopes, cursor, base, rows = self._work.parallel()
+            bad = run(
+                self._arrays, self._kernel_spec, stepped, chosen, *flags, masks, hopes, cursor, base, rows, chunks
+            )
         else:
-            threads = self._threads(len(stepped))
-            bad = _on_threads(threads, _step, *args, *self._work.parallel(), threads)
+            bad = _step_serial(self._arrays, self._kernel_spec, stepped, chosen, *flags, self._work.serial())
         if bad >= 0:
             from .explain import explain_illegal
 

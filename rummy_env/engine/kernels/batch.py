@@ -7,6 +7,7 @@ from numba import njit, prange
 
 from ..state import GAME_OVER
 from .cards import begin_draw, push_pile, shuffle_row
+from .jit import borrowed, kernel
 from .masks import callable_depths, legal_row, pile_melds
 from .observe import observe_row
 from .step import PLAYING, apply_action, end_hand, new_game
@@ -16,18 +17,26 @@ from .table import refresh_accepts
 @njit(cache=True)
 def reset_games(s, k, games, seeds):
     """Deal a new game from ``seeds[i]`` in each game ``games[i]``."""
+    s, k = borrowed((s, k))
     for i in range(games.shape[0]):
         new_game(s, k, games[i], seeds[i])
+
+
+@kernel
+def masks_loop(s, k, games, lo, hi, out, stale, work):
+    """Write the legal actions of ``games[lo:hi]`` that are ``stale`` into their rows of ``out [G, A]``."""
+    s, k, out, work = borrowed((s, k, out, work))
+    for i in range(lo, hi):
+        g = games[i]
+        if stale[g]:
+            legal_row(s, k, g, out[g], work)
+            stale[g] = False
 
 
 @njit(cache=True)
 def masks_serial(s, k, games, out, stale, work):
     """Write the legal actions of those ``games`` that are ``stale`` into their rows of ``out [G, A]``."""
-    for i in range(games.shape[0]):
-        g = games[i]
-        if stale[g]:
-            legal_row(s, k, g, out[g], work)
-            stale[g] = False
+    masks_loop(s, k, games, 0, games.shape[0], out, stale, work)
 
 
 @njit(cache=True, parallel=True)
@@ -36,14 +45,10 @@ def masks_parallel(s, k, games, out, stale, masks, hopes, cursor, base, rows, ch
     count = games.shape[0]
     for t in prange(chunks):
         work = (masks, hopes, cursor, base + t * rows)
-        for i in range(t * count // chunks, (t + 1) * count // chunks):
-            g = games[i]
-            if stale[g]:
-                legal_row(s, k, g, out[g], work)
-                stale[g] = False
+        masks_loop(s, k, games, t * count // chunks, (t + 1) * count // chunks, out, stale, work)
 
 
-@njit(cache=True)
+@kernel
 def step_game(s, k, g, action, rewards, work):
     """Apply ``action`` in game ``g``, then end the hand if it is over; ``rewards [N]`` accumulate."""
     ended = apply_action(s, k, g, action, work)
@@ -52,39 +57,49 @@ def step_game(s, k, g, action, rewards, work):
     s.steps[g] += 1
 
 
-@njit(cache=True)
-def check_game(s, k, g, action, mask, stale, work):
-    """Whether ``action`` is legal in game ``g`` (its mask row is computed first if stale)."""
-    if stale[g]:
-        legal_row(s, k, g, mask[g], work)
-        stale[g] = False
-    return 0 <= action < mask.shape[1] and mask[g, action]
+@kernel
+def first_illegal(s, k, games, lo, hi, actions, mask, stale, work):
+    """The first ``i`` in ``lo..hi-1`` whose action is illegal in game ``games[i]`` (not over), else ``hi``."""
+    s, k, mask, work = borrowed((s, k, mask, work))
+    for i in range(lo, hi):
+        g = games[i]
+        if s.phase[g] == GAME_OVER:
+            continue
+        if stale[g]:
+            legal_row(s, k, g, mask[g], work)
+            stale[g] = False
+        if not (0 <= actions[i] < mask.shape[1] and mask[g, actions[i]]):
+            return i
+    return hi
 
 
-@njit(cache=True)
-def advance(s, k, g, action, refresh, mask, stale, rewards, done, truncated, max_steps, work):
-    """Step game ``g``, set its done and truncated flags, and refresh its mask (or mark it stale)."""
-    step_game(s, k, g, action, rewards[g], work)
-    done[g] = s.phase[g] == GAME_OVER
-    truncated[g] = not done[g] and max_steps > 0 and s.steps[g] >= max_steps
-    if refresh:
-        legal_row(s, k, g, mask[g], work)
-    stale[g] = not refresh
+@kernel
+def step_loop(s, k, games, lo, hi, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work):
+    """Step each game ``games[i]`` (``lo <= i < hi``, not over), set its done and truncated flags, and refresh its
+    mask (or mark it stale)."""
+    s, k, mask, rewards, work = borrowed((s, k, mask, rewards, work))
+    for i in range(lo, hi):
+        g = games[i]
+        if s.phase[g] == GAME_OVER:
+            continue
+        step_game(s, k, g, actions[i], rewards[g], work)
+        done[g] = s.phase[g] == GAME_OVER
+        truncated[g] = not done[g] and max_steps > 0 and s.steps[g] >= max_steps
+        if refresh:
+            legal_row(s, k, g, mask[g], work)
+        stale[g] = not refresh
 
 
 @njit(cache=True)
 def step_serial(s, k, games, actions, check, refresh, mask, stale, rewards, done, truncated, max_steps, work):
     """Apply ``actions[i]`` in every game ``games[i]`` not over; returns -1, or the first ``i`` whose action is
     illegal (``check``: then nothing is applied). ``refresh``: recompute the stepped games' masks at once."""
+    count = games.shape[0]
     if check:
-        for i in range(games.shape[0]):
-            g = games[i]
-            if s.phase[g] != GAME_OVER and not check_game(s, k, g, actions[i], mask, stale, work):
-                return i
-    for i in range(games.shape[0]):
-        g = games[i]
-        if s.phase[g] != GAME_OVER:
-            advance(s, k, g, actions[i], refresh, mask, stale, rewards, done, truncated, max_steps, work)
+        bad = first_illegal(s, k, games, 0, count, actions, mask, stale, work)
+        if bad < count:
+            return bad
+    step_loop(s, k, games, 0, count, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work)
     return -1
 
 
@@ -115,41 +130,45 @@ def step_parallel(
         bad = np.full(chunks, count)
         for t in prange(chunks):
             work = (masks, hopes, cursor, base + t * rows)
-            for i in range(t * count // chunks, (t + 1) * count // chunks):
-                g = games[i]
-                if s.phase[g] != GAME_OVER and not check_game(s, k, g, actions[i], mask, stale, work):
-                    bad[t] = i
-                    break
+            hi = (t + 1) * count // chunks
+            found = first_illegal(s, k, games, t * count // chunks, hi, actions, mask, stale, work)
+            bad[t] = found if found < hi else count
         if bad.min() < count:
             return bad.min()
     for t in prange(chunks):
         work = (masks, hopes, cursor, base + t * rows)
-        for i in range(t * count // chunks, (t + 1) * count // chunks):
-            g = games[i]
-            if s.phase[g] != GAME_OVER:
-                advance(s, k, g, actions[i], refresh, mask, stale, rewards, done, truncated, max_steps, work)
+        lo, hi = t * count // chunks, (t + 1) * count // chunks
+        step_loop(s, k, games, lo, hi, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work)
     return -1
+
+
+@kernel
+def observe_loop(s, k, games, lo, hi, seats, out):
+    """``out[i]`` for ``lo <= i < hi``: game ``games[i]`` as seen from ``seats[i]`` (-1: the seat to act)."""
+    s, k, out = borrowed((s, k, out))
+    for i in range(lo, hi):
+        seat = seats[i] if seats[i] >= 0 else s.current[games[i]]
+        observe_row(s, k, games[i], seat, out[i])
 
 
 @njit(cache=True)
 def observe_games(s, k, games, seats, out):
     """``out[i]``: game ``games[i]`` as seen from ``seats[i]`` (-1: the seat to act)."""
-    for i in range(games.shape[0]):
-        seat = seats[i] if seats[i] >= 0 else s.current[games[i]]
-        observe_row(s, k, games[i], seat, out[i])
+    observe_loop(s, k, games, 0, games.shape[0], seats, out)
 
 
 @njit(cache=True, parallel=True)
-def observe_parallel(s, k, games, seats, out):
-    """``observe_games`` over threads."""
-    for i in prange(games.shape[0]):
-        seat = seats[i] if seats[i] >= 0 else s.current[games[i]]
-        observe_row(s, k, games[i], seat, out[i])
+def observe_parallel(s, k, games, seats, out, chunks):
+    """``observe_games`` split into ``chunks`` runs over threads."""
+    count = games.shape[0]
+    for t in prange(chunks):
+        observe_loop(s, k, games, t * count // chunks, (t + 1) * count // chunks, seats, out)
 
 
 @njit(cache=True)
 def push_pile_games(s, games, cards):
     """Put ``cards[i]`` on top of the pile of game ``games[i]``."""
+    s = borrowed(s)
     for i in range(games.shape[0]):
         push_pile(s, games[i], cards[i])
 
@@ -157,6 +176,7 @@ def push_pile_games(s, games, cards):
 @njit(cache=True)
 def refresh_accepts_games(s, k, games):
     """Recompute which cards the table accepts in ``games``."""
+    s, k = borrowed((s, k))
     for i in range(games.shape[0]):
         refresh_accepts(s, k, games[i])
 
@@ -164,6 +184,7 @@ def refresh_accepts_games(s, k, games):
 @njit(cache=True)
 def begin_draw_games(s, k, games, seats):
     """``seats[i]`` is to draw in game ``games[i]``."""
+    s, k = borrowed((s, k))
     for i in range(games.shape[0]):
         begin_draw(s, k, games[i], seats[i])
 
@@ -171,6 +192,7 @@ def begin_draw_games(s, k, games, seats):
 @njit(cache=True)
 def shuffle_games(s, games, cards, counts):
     """Row ``i`` of ``cards`` with its first ``counts[i]`` cards shuffled (seeded by game ``games[i]``) to the front."""
+    s = borrowed(s)
     out = np.empty_like(cards)
     for i in range(games.shape[0]):
         out[i] = shuffle_row(s, games[i], cards[i], counts[i])
@@ -180,6 +202,7 @@ def shuffle_games(s, games, cards, counts):
 @njit(cache=True)
 def pile_melds_games(s, k, games, hands, meld_ok, lay_ok):
     """``pile_melds`` of game ``games[i]`` with hand ``hands[i]`` into rows ``i`` of ``meld_ok`` and ``lay_ok``."""
+    s, k, hands, meld_ok, lay_ok = borrowed((s, k, hands, meld_ok, lay_ok))
     for i in range(games.shape[0]):
         pile_melds(s, k, games[i], hands[i], False, meld_ok[i], lay_ok[i])
 
@@ -187,5 +210,6 @@ def pile_melds_games(s, k, games, hands, meld_ok, lay_ok):
 @njit(cache=True)
 def callable_depths_games(s, k, games, out):
     """``callable_depths`` of game ``games[i]`` into row ``i`` of ``out``."""
+    s, k, out = borrowed((s, k, out))
     for i in range(games.shape[0]):
         callable_depths(s, k, games[i], out[i])

@@ -3,6 +3,9 @@
 Building the Python entry of a function that takes the state (a tuple of dozens of
 arrays) costs as much compile time as the function itself, so only the batch entry
 points in ``batch.py`` have one, and the small helpers are inlined into their callers.
+The entry points hand the helpers ``borrowed`` arrays: numba would otherwise count
+references to each of the ~80 arrays of the state and the spec on every call of a
+helper (atomic increments and decrements), which cost more than half of a mask.
 """
 
 from __future__ import annotations
@@ -11,7 +14,10 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array
 
 # numba's type stubs do not list the (real) ``no_cpython_wrapper`` option.
 kernel = njit(cache=True, no_cpython_wrapper=True)  # type: ignore[call-overload]
@@ -19,6 +25,32 @@ kernel = njit(cache=True, no_cpython_wrapper=True)  # type: ignore[call-overload
 
 inline = njit(cache=True, no_cpython_wrapper=True, inline="always")  # type: ignore[call-overload]
 """Decorator of a small helper kernel, compiled into each caller (one compilation fewer)."""
+
+
+def _borrow(context, builder, ty, value):
+    """``value`` of type ``ty`` with every array in it (nested tuples too) stripped of its reference count."""
+    if isinstance(ty, types.Array):
+        ary = make_array(ty)(context, builder, value)
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        return ary._getvalue()
+    if isinstance(ty, types.BaseTuple):
+        for i, item in enumerate(ty.types):
+            value = builder.insert_value(value, _borrow(context, builder, item, builder.extract_value(value, i)), i)
+    return value
+
+
+@intrinsic
+def borrowed(typingctx, value):
+    """``value`` (an array, or a tuple of arrays and scalars) as arrays that numba does not reference-count.
+
+    Only for arrays the caller keeps alive for the whole call, as a batch entry point's
+    arguments are: helpers then pass them around without touching a reference count.
+    """
+
+    def codegen(context, builder, signature, args):
+        return _borrow(context, builder, signature.args[0], args[0])
+
+    return value(value), codegen
 
 
 def drop_stale_cache(cache_dir: Path, pattern: str, sources: Iterable[Path]) -> None:
