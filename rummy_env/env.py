@@ -20,6 +20,13 @@ from .scenario import load_scenario, state_dict
 OBS_BOUND = 10.0
 
 
+def _clipped(obs: np.ndarray) -> np.ndarray:
+    """``obs`` clipped in place to the observation space's bounds."""
+    np.minimum(obs, OBS_BOUND, out=obs)
+    np.maximum(obs, -OBS_BOUND, out=obs)
+    return obs
+
+
 def _make_rules(rules: Rules | dict | None, overrides: dict[str, Any], preset: str | None = None) -> Rules:
     if preset is not None:
         if rules is not None:
@@ -135,9 +142,7 @@ class raw_env(AECEnv, EzPickle):
         seat = self._seat(agent)
         obs = self._obs[seat]
         if obs is None:
-            obs = self.engine.observe(self._seat_index[seat])[0]
-            np.minimum(obs, OBS_BOUND, out=obs)
-            np.maximum(obs, -OBS_BOUND, out=obs)
+            obs = _clipped(self.engine.observe(self._seat_index[seat])[0])
             self._obs[seat] = obs
         mask = self._acting_mask() if seat == self._acting else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}
@@ -158,7 +163,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"illegal action {action!r}: expected an integer action id")
         action = int(action)
         legal = 0 <= action < len(self._no_actions) and self._acting_mask()[action]
-        result = self.engine.step(np.array([action]), check=not legal)  # the engine explains an illegal action
+        result, seen = self.engine.step_and_observe(np.array([action]), check=not legal)  # it explains illegal ones
         self._cumulative_rewards[agent] = 0.0
         for name, reward in zip(self.possible_agents, result.rewards[0].tolist(), strict=True):
             self.rewards[name] = reward
@@ -168,6 +173,9 @@ class raw_env(AECEnv, EzPickle):
             for name in self.agents:
                 flags[name] = True
         self._position_changed()
+        if self._acting >= 0:  # the step already computed the mask and the acting seat's observation
+            self._mask = self.engine.legal_mask()[0].astype(np.int8)
+            self._obs[self._acting] = _clipped(seen[0])
         if self.render_mode == "human":
             self.render()
 

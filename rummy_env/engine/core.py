@@ -17,7 +17,8 @@ from .piles import mix64
 from .spec import game_spec
 from .state import GAME_OVER, State
 
-PARALLEL_MIN = 1024  # games from which masks, steps and observations are split across threads
+PARALLEL_MIN = 256  # games from which masks, steps and observations are split across threads (idle 2 cores:
+# 256 games 130k agent-steps/s on two threads, 81k on one)
 
 
 class _FixedTypes:
@@ -39,6 +40,7 @@ class _FixedTypes:
 _step_serial = _FixedTypes(batch.step_serial)
 _masks_serial = _FixedTypes(batch.masks_serial)
 _observe_serial = _FixedTypes(batch.observe_games)
+_step_observe = _FixedTypes(batch.step_observe)
 
 
 class StepResult(NamedTuple):
@@ -205,6 +207,29 @@ class Engine:
             _observe_serial(self._arrays, self._kernel_spec, rows, seats, out)
         return out
 
+    def _refuse(self, game: int, action: int) -> None:
+        """Raise the ``ValueError`` that explains why ``action`` is illegal in ``game``."""
+        from .explain import explain_illegal
+
+        raise ValueError(explain_illegal(self.spec, self.state, game, action))
+
+    def step_and_observe(
+        self, actions: Sequence[int] | np.ndarray, check: bool = True
+    ) -> tuple[StepResult, np.ndarray]:
+        """``step`` of every game (fewer than ``PARALLEL_MIN``), then their masks and the observation of each game's
+        seat to act, in one compiled call: the cheapest way to drive a game one decision at a time."""
+        g, n = self.num_games, self.num_players
+        chosen = np.ascontiguousarray(actions, dtype=np.int64)
+        if chosen.shape != (g,) or g >= PARALLEL_MIN:
+            raise ValueError(f"step_and_observe takes {g} action ids for fewer than {PARALLEL_MIN} games")
+        rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
+        out = np.empty((g, self._obs_dim), dtype=np.float32)
+        flags = (bool(check), self._mask, self._stale, rewards, done, truncated, int(self.max_steps or 0))
+        bad = _step_observe(self._arrays, self._kernel_spec, self._all, chosen, *flags, self._work.serial(), out)
+        if bad >= 0:
+            self._refuse(int(bad), int(chosen[bad]))
+        return StepResult(rewards, done, truncated), out
+
     def _fill_masks(self, games: np.ndarray) -> None:
         """Compute the masks of those ``games`` that are stale."""
         if len(games) >= PARALLEL_MIN and self._work.threads > 1:
@@ -250,10 +275,7 @@ class Engine:
         else:
             bad = _step_serial(self._arrays, self._kernel_spec, stepped, chosen, *flags, self._work.serial())
         if bad >= 0:
-            from .explain import explain_illegal
-
-            game = int(stepped[bad])
-            raise ValueError(explain_illegal(self.spec, self.state, game, int(chosen[bad])))
+            self._refuse(int(stepped[bad]), int(chosen[bad]))
         if auto_reset:
             ended = np.flatnonzero(done | truncated)
             if len(ended):

@@ -14,22 +14,27 @@ from .conftest import agent, legal_ids, make_env
 
 
 class CountingEngine:
-    """Counts the engine's observe / legal_mask calls of an env."""
+    """Counts the observations and masks an env has its engine compute (``step_and_observe`` computes both)."""
 
     def __init__(self, env) -> None:
         self.observe = self.masks = 0
         engine = env.engine
-        observe, legal_mask = engine.observe, engine.legal_mask
+        observe, legal_mask, step_and_observe = engine.observe, engine.legal_mask, engine.step_and_observe
 
         def counted_observe(*args, **kwargs):
             self.observe += 1
             return observe(*args, **kwargs)
 
         def counted_mask(*args, **kwargs):
-            self.masks += 1
+            self.masks += bool(engine._stale.any())  # a cached mask costs nothing
             return legal_mask(*args, **kwargs)
 
-        engine.observe, engine.legal_mask = counted_observe, counted_mask
+        def counted_step(*args, **kwargs):
+            self.observe += 1
+            self.masks += 1
+            return step_and_observe(*args, **kwargs)
+
+        engine.observe, engine.legal_mask, engine.step_and_observe = counted_observe, counted_mask, counted_step
 
 
 def fresh_view(env, seat: int) -> dict:
@@ -50,8 +55,9 @@ def test_last_and_observe_compute_once_per_step():
             e.observe(e.agent_selection)
         ids = np.flatnonzero(obs["action_mask"])
         e.step(int(ids[rng.integers(len(ids))]))
-        assert counts.observe == step, "the acting seat's observation was computed more than once per step"
-        assert counts.masks == step, "the mask was computed more than once per step"
+        # once for the first position, then once per step (the step computes the next position's)
+        assert counts.observe == step + 1, "the acting seat's observation was computed more than once per step"
+        assert counts.masks == step + 1, "the mask was computed more than once per step"
 
 
 def test_cached_views_follow_steps_and_resets():

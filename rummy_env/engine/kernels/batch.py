@@ -142,6 +142,16 @@ def step_parallel(
     return -1
 
 
+@njit(cache=True)
+def step_observe(s, k, games, actions, check, mask, stale, rewards, done, truncated, max_steps, work, out):
+    """``step_serial`` with the stepped games' masks refreshed at once, then ``out[i]``: game ``games[i]`` as its
+    seat to act sees it; one call per step where a few games are driven one decision at a time (the AEC env)."""
+    bad = step_serial(s, k, games, actions, check, True, mask, stale, rewards, done, truncated, max_steps, work)
+    if bad < 0:
+        observe_loop(s, k, games, 0, games.shape[0], np.full(games.shape[0], -1), out)
+    return bad
+
+
 @kernel
 def observe_loop(s, k, games, lo, hi, seats, out):
     """``out[i]`` for ``lo <= i < hi``: game ``games[i]`` as seen from ``seats[i]`` (-1: the seat to act)."""
