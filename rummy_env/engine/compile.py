@@ -27,6 +27,7 @@ def warm() -> None:
     for games in (1, PARALLEL_MIN):
         _play(Engine(rules, num_games=games, seed=0), 3)
     engine = Engine(rules, num_games=1, seed=0)
+    engine.step_and_observe(engine.legal_mask().argmax(axis=1))
     spec, idx = engine.spec, np.zeros(1, dtype=np.int64)
     s = empty_state(1, rules.players, spec.deck_size, spec.copies)
     s.seed[0] = 1

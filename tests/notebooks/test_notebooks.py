@@ -34,7 +34,7 @@ def test_notebook_is_stored_without_outputs(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs(path):
     pytest.importorskip("nbmake")
-    env = {**os.environ, "RUMMY_DEALS": "12", "MPLBACKEND": "agg", "PYTHONWARNINGS": "ignore"}
+    env = {**os.environ, "RUMMY_DEALS": "6", "MPLBACKEND": "agg", "PYTHONWARNINGS": "ignore"}
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "--nbmake", "--nbmake-timeout=300", "-q", "-p", "no:cacheprovider", str(path)],
         cwd=ROOT,
