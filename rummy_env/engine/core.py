@@ -51,6 +51,14 @@ class StepResult(NamedTuple):
     truncated: np.ndarray  # bool [G] the game hit ``max_steps`` on this step
 
 
+def _action_ids(actions: Any, count: int) -> np.ndarray:
+    """``actions`` as an array of ``count`` integer action ids (``ValueError`` otherwise)."""
+    actions = np.asarray(actions)
+    if actions.shape != (count,) or actions.dtype.kind not in "iu":
+        raise ValueError(f"actions must be {count} integer action ids, got shape {actions.shape}")
+    return actions
+
+
 def _seed_array(seeds: Any, count: int) -> np.ndarray:
     seeds = np.atleast_1d(np.asarray(seeds))
     if seeds.shape != (count,) or not np.issubdtype(seeds.dtype, np.integer):
@@ -219,9 +227,9 @@ class Engine:
         """``step`` of every game (fewer than ``PARALLEL_MIN``), then their masks and the observation of each game's
         seat to act, in one compiled call: the cheapest way to drive a game one decision at a time."""
         g, n = self.num_games, self.num_players
-        chosen = np.ascontiguousarray(actions, dtype=np.int64)
-        if chosen.shape != (g,) or g >= PARALLEL_MIN:
-            raise ValueError(f"step_and_observe takes {g} action ids for fewer than {PARALLEL_MIN} games")
+        if g >= PARALLEL_MIN:
+            raise ValueError(f"step_and_observe drives fewer than {PARALLEL_MIN} games; this engine has {g}")
+        chosen = np.ascontiguousarray(_action_ids(actions, g), dtype=np.int64)
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
         out = np.empty((g, self._obs_dim), dtype=np.float32)
         flags = (bool(check), self._mask, self._stale, rewards, done, truncated, int(self.max_steps or 0))
@@ -253,9 +261,7 @@ class Engine:
         the games that end are dealt a new game from the engine's seed sequence.
         """
         idx = self._all if games is None else self.game_indices(games)
-        actions = np.asarray(actions)
-        if actions.shape != (len(idx),) or actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be {len(idx)} integer action ids, got shape {actions.shape}")
+        actions = _action_ids(actions, len(idx))
         stepped, chosen = idx, np.ascontiguousarray(actions, dtype=np.int64)
         if games is not None:
             full = np.zeros(self.num_games, dtype=np.int64)

@@ -166,6 +166,8 @@ def test_step_and_observe_equals_step_then_legal_mask_and_observe(name):
             assert np.array_equal(got, want)
         assert np.array_equal(fused.legal_mask(), plain.legal_mask())
         assert np.array_equal(seen, plain.observe())
+    with pytest.raises(ValueError, match="integer action ids"):
+        fused.step_and_observe(actions.astype(float))
     live = int(np.flatnonzero(fused.legal_mask().any(axis=1))[0])
     refused = int(np.flatnonzero(~fused.legal_mask()[live])[0])
     with pytest.raises(ValueError, match="illegal action"):
