@@ -92,6 +92,7 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
     two_jokers = 0 if held >= 2 else (first if held == 1 else second)
     if k.groups_only:
         one_joker, two_jokers = FAR, FAR
+    accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
     for d in range(size):
         card = s.pile[g, size - 1 - d]
         if card != JOKER:
@@ -117,15 +118,15 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
                 above += jokers[copy] < d
             ok = False
             for p in range(NUM_PATTERNS):
-                cards = k.pat_cards[p]
-                missing = 3 - (avail[cards[0]] < d) - (avail[cards[1]] < d) - (avail[cards[2]] < d)
-                if k.run4 and k.pat_size[p] == 4:
-                    missing += avail[cards[3]] >= d
+                cards = k.pat_cards
+                missing = 3 - (avail[cards[p, 0]] < d) - (avail[cards[p, 1]] < d) - (avail[cards[p, 2]] < d)
+                if k.pat_size[p] == 4:
+                    missing += avail[cards[p, 3]] >= d
                 if missing >= 1 and missing <= min(above + 1, k.max_lacking[p]):
                     ok = True
                     break
             meld_ok[d] = ok
-        lay_ok[d] = table_fits(s, k, g, card)
+        lay_ok[d] = table_fits(accept_run, accept_group, open_groups, k.groups_only, g, card)
     return size
 
 

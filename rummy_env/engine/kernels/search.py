@@ -70,22 +70,32 @@ VISITED = 4096  # slots of a search's table of positions seen (a full table only
 
 
 @inline
-def table_fits(s, k, g, card):
-    """Whether ``card`` (a joker too) can be laid off on the table as it stands."""
+def table_fits(accept_run, accept_group, open_groups, groups_only, g, card):
+    """Whether ``card`` (a joker too) can be laid off on game ``g``'s table as it stands.
+
+    The hot helpers take the arrays they read, not the state or the spec: numba
+    counts references to every array of a tuple argument on each call.
+    """
     if card == JOKER:
-        if k.groups_only:
-            return s.accept_group[g, JOKER] > 0
-        return s.accept_run[g].any() or s.open_groups[g].any()
-    return s.accept_run[g, card] > 0 or s.accept_group[g, card] > 0
+        if groups_only:
+            return accept_group[g, JOKER] > 0
+        return accept_run[g].any() or open_groups[g].any()
+    return accept_run[g, card] > 0 or accept_group[g, card] > 0
 
 
 @inline
-def lacking(k, hand, pattern):
+def fits(s, k, g, card):
+    """``table_fits`` on the state's table."""
+    return table_fits(s.accept_run, s.accept_group, s.open_groups, k.groups_only, g, card)
+
+
+@inline
+def lacking(pat_cards, pat_size, hand, pattern):
     """How many of a meld pattern's cards (three, or four in a ``min_run=4`` run) ``hand`` lacks."""
-    cards = k.pat_cards[pattern]
-    missing = 3 - (hand[cards[0]] > 0) - (hand[cards[1]] > 0) - (hand[cards[2]] > 0)
-    if k.run4 and k.pat_size[pattern] == 4:
-        missing += hand[cards[3]] == 0
+    missing = 3 - (hand[pat_cards[pattern, 0]] > 0) - (hand[pat_cards[pattern, 1]] > 0)
+    missing -= hand[pat_cards[pattern, 2]] > 0
+    if pat_size[pattern] == 4:
+        missing += hand[pat_cards[pattern, 3]] == 0
     return missing
 
 
@@ -102,7 +112,7 @@ def lacking4(hand, rank):
 def column_cards(k, hand, w):
     """Cards placement column ``w`` takes from the hand, and how many of them are jokers."""
     if w < RUN_OFF:
-        return k.pat_size[w], lacking(k, hand, w)
+        return k.pat_size[w], lacking(k.pat_cards, k.pat_size, hand, w)
     if w < JOKER_RUN_OFF:
         return 1, 0
     if w < GROUP4_OFF:
@@ -187,9 +197,10 @@ def play_mask_core(s, k, g, allowed, hopeful):
     """The placements of the acting seat (``allowed [W]``), and ``hopeful [W]``: refused ones that leave only
     copies of the card taken alone from the top, which a turn search may still lay off to go out."""
     hand = s.hand[g, s.current[g]]
-    jokers = hand[JOKER]
+    jokers = np.int64(hand[JOKER])
+    pat_cards, pat_size, max_lacking = k.pat_cards, k.pat_size, k.max_lacking
     for p in range(NUM_PATTERNS):
-        allowed[p] = lacking(k, hand, p) <= min(jokers, k.max_lacking[p])
+        allowed[p] = lacking(pat_cards, pat_size, hand, p) <= min(jokers, max_lacking[p])
     for c in range(NUM_NATURAL):
         held = hand[c] > 0
         run_open = s.accept_run[g, c] > 0
@@ -231,7 +242,7 @@ def play_mask_core(s, k, g, allowed, hopeful):
         discardable = left - (top_count - used_top)
         allowed[w] = (left == 0 and melding_out) or (left >= 1 and discardable >= 1)
         if left >= 1 and discardable == 0 and melding_out:
-            hopeful[w] = top == JOKER or k.near[w, top] or table_fits(s, k, g, top)
+            hopeful[w] = top == JOKER or k.near[w, top] or fits(s, k, g, top)
 
 
 @kernel

@@ -19,9 +19,9 @@ from .jit import kernel
 from .search import (
     column_action,
     column_cards,
+    fits,
     minimum_search,
     play_mask_core,
-    table_fits,
     write_placements,
 )
 from .seats import seat_after
@@ -116,7 +116,7 @@ def out_of_turn_mask(s, k, g, row, work):
 def can_lay_off(s, k, g, seat):
     """Whether ``seat`` holds a card (a joker too) that the table accepts."""
     for c in range(s.hand.shape[2]):  # noqa: SIM110 (numba compiles no generators)
-        if s.hand[g, seat, c] > 0 and table_fits(s, k, g, c):
+        if s.hand[g, seat, c] > 0 and fits(s, k, g, c):
             return True
     return False
 
