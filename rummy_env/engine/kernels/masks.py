@@ -93,6 +93,7 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
     if k.groups_only:
         one_joker, two_jokers = FAR, FAR
     accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
+    cards, pat_size, max_lacking = k.pat_cards, k.pat_size, k.max_lacking
     for d in range(size):
         card = s.pile[g, size - 1 - d]
         if card != JOKER:
@@ -118,11 +119,10 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
                 above += jokers[copy] < d
             ok = False
             for p in range(NUM_PATTERNS):
-                cards = k.pat_cards
                 missing = 3 - (avail[cards[p, 0]] < d) - (avail[cards[p, 1]] < d) - (avail[cards[p, 2]] < d)
-                if k.pat_size[p] == 4:
+                if pat_size[p] == 4:
                     missing += avail[cards[p, 3]] >= d
-                if missing >= 1 and missing <= min(above + 1, k.max_lacking[p]):
+                if missing >= 1 and missing <= min(above + 1, max_lacking[p]):
                     ok = True
                     break
             meld_ok[d] = ok

@@ -71,22 +71,12 @@ VISITED = 4096  # slots of a search's table of positions seen (a full table only
 
 @inline
 def table_fits(accept_run, accept_group, open_groups, groups_only, g, card):
-    """Whether ``card`` (a joker too) can be laid off on game ``g``'s table as it stands.
-
-    The hot helpers take the arrays they read, not the state or the spec: numba
-    counts references to every array of a tuple argument on each call.
-    """
+    """Whether ``card`` (a joker too) can be laid off on game ``g``'s table as it stands."""
     if card == JOKER:
         if groups_only:
             return accept_group[g, JOKER] > 0
         return accept_run[g].any() or open_groups[g].any()
     return accept_run[g, card] > 0 or accept_group[g, card] > 0
-
-
-@inline
-def fits(s, k, g, card):
-    """``table_fits`` on the state's table."""
-    return table_fits(s.accept_run, s.accept_group, s.open_groups, k.groups_only, g, card)
 
 
 @inline
@@ -242,7 +232,11 @@ def play_mask_core(s, k, g, allowed, hopeful):
         discardable = left - (top_count - used_top)
         allowed[w] = (left == 0 and melding_out) or (left >= 1 and discardable >= 1)
         if left >= 1 and discardable == 0 and melding_out:
-            hopeful[w] = top == JOKER or k.near[w, top] or fits(s, k, g, top)
+            hopeful[w] = (
+                top == JOKER
+                or k.near[w, top]
+                or table_fits(s.accept_run, s.accept_group, s.open_groups, k.groups_only, g, top)
+            )
 
 
 @kernel

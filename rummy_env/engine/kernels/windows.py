@@ -19,9 +19,9 @@ from .jit import kernel
 from .search import (
     column_action,
     column_cards,
-    fits,
     minimum_search,
     play_mask_core,
+    table_fits,
     write_placements,
 )
 from .seats import seat_after
@@ -115,8 +115,9 @@ def out_of_turn_mask(s, k, g, row, work):
 @kernel
 def can_lay_off(s, k, g, seat):
     """Whether ``seat`` holds a card (a joker too) that the table accepts."""
-    for c in range(s.hand.shape[2]):  # noqa: SIM110 (numba compiles no generators)
-        if s.hand[g, seat, c] > 0 and fits(s, k, g, c):
+    hand, accept_run, accept_group, open_groups = s.hand[g, seat], s.accept_run, s.accept_group, s.open_groups
+    for c in range(hand.shape[0]):  # noqa: SIM110 (numba compiles no generators)
+        if hand[c] > 0 and table_fits(accept_run, accept_group, open_groups, k.groups_only, g, c):
             return True
     return False
 
