@@ -116,7 +116,7 @@ def out_of_turn_mask(s, k, g, row, work):
 def can_lay_off(s, k, g, seat):
     """Whether ``seat`` holds a card (a joker too) that the table accepts."""
     hand, accept_run, accept_group, open_groups = s.hand[g, seat], s.accept_run, s.accept_group, s.open_groups
-    for c in range(hand.shape[0]):  # noqa: SIM110 (numba compiles no generators)
+    for c in range(hand.shape[0]):
         if hand[c] > 0 and table_fits(accept_run, accept_group, open_groups, k.groups_only, g, c):
             return True
     return False
