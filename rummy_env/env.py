@@ -213,10 +213,38 @@ class raw_env(AECEnv, EzPickle):
         return [self.action_to_str(int(a)) for a in np.flatnonzero(self.engine.legal_mask()[0])]
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing wrapper, with the attributes every step reads looked up directly.
+
+    The base wrapper reaches the env's attributes through ``__getattr__`` (a failed
+    lookup, then a check): ``agent_iter`` and ``last`` read five per step, which costs
+    more than the engine's step. Same checks, same errors.
+    """
+
+    def _reset_first(self, name: str) -> None:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+
+    @property
+    def agents(self) -> list[str]:
+        """The agents still in the game."""
+        self._reset_first("agents")
+        return self.env.agents
+
+    @property
+    def agent_selection(self) -> str:
+        """The agent to act."""
+        self._reset_first("agent_selection")
+        return self.env.agent_selection
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Observation, cumulative reward, terminated, truncated and info of the agent to act."""
+        self._reset_first("agent_selection")
+        return self.env.last(observe)
+
+
 def env(
     rules: Rules | dict | None = None, render_mode: str | None = None, preset: str | None = None, **rule_overrides: Any
 ) -> AECEnv:
     """The wrapped AEC environment (PettingZoo's order enforcing wrapper on ``raw_env``); ``preset`` names a bundle."""
-    return wrappers.OrderEnforcingWrapper(
-        raw_env(rules=rules, render_mode=render_mode, preset=preset, **rule_overrides)
-    )
+    return OrderEnforcing(raw_env(rules=rules, render_mode=render_mode, preset=preset, **rule_overrides))

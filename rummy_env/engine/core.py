@@ -10,6 +10,7 @@ import numpy as np
 
 from ..rules import Rules
 from .kernels import batch
+from .kernels.ref import engine_ref
 from .kernels.spec import kernel_spec
 from .kernels.work import Work
 from .observe import rules_obs_layout
@@ -113,6 +114,7 @@ class Engine:
         self._all = np.arange(self.num_games)
         self._to_act = np.full(self.num_games, -1, dtype=np.int64)
         self._obs_dim = self.obs_dim
+        self._ref = engine_ref(self._arrays, self._kernel_spec, self._work.serial(), self._mask, self._stale)
         self.reset()
 
     @property
@@ -212,7 +214,7 @@ class Engine:
         if count >= PARALLEL_MIN and self._work.threads > 1:
             batch.observe_parallel(self._arrays, self._kernel_spec, rows, seats, out, min(self._work.threads, count))
         else:
-            _observe_serial(self._arrays, self._kernel_spec, rows, seats, out)
+            _observe_serial(self._ref, rows, seats, out)
         return out
 
     def _refuse(self, game: int, action: int) -> None:
@@ -232,8 +234,8 @@ class Engine:
         chosen = np.ascontiguousarray(_action_ids(actions, g), dtype=np.int64)
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
         out = np.empty((g, self._obs_dim), dtype=np.float32)
-        flags = (bool(check), self._mask, self._stale, rewards, done, truncated, int(self.max_steps or 0))
-        bad = _step_observe(self._arrays, self._kernel_spec, self._all, chosen, *flags, self._work.serial(), out)
+        flags = (bool(check), rewards, done, truncated, int(self.max_steps or 0))
+        bad = _step_observe(self._ref, self._all, chosen, *flags, out)
         if bad >= 0:
             self._refuse(int(bad), int(chosen[bad]))
         return StepResult(rewards, done, truncated), out
@@ -246,7 +248,7 @@ class Engine:
             masks, hopes, cursor, base, rows = self._work.parallel()
             batch.masks_parallel(*args, masks, hopes, cursor, base, rows, chunks)
         else:
-            _masks_serial(self._arrays, self._kernel_spec, games, self._mask, self._stale, self._work.serial())
+            _masks_serial(self._ref, games)
 
     def step(
         self,
@@ -270,16 +272,16 @@ class Engine:
             chosen = full[stepped]
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
-        flags = (bool(check), False, self._mask, self._stale, rewards, done, truncated, int(self.max_steps or 0))
+        results = (rewards, done, truncated, int(self.max_steps or 0))
         if len(stepped) >= PARALLEL_MIN and self._work.threads > 1:
             chunks = min(self._work.threads, len(stepped))
-            run = batch.step_parallel
             masks, hopes, cursor, base, rows = self._work.parallel()
-            bad = run(
+            flags = (bool(check), False, self._mask, self._stale, *results)
+            bad = batch.step_parallel(
                 self._arrays, self._kernel_spec, stepped, chosen, *flags, masks, hopes, cursor, base, rows, chunks
             )
         else:
-            bad = _step_serial(self._arrays, self._kernel_spec, stepped, chosen, *flags, self._work.serial())
+            bad = _step_serial(self._ref, stepped, chosen, bool(check), False, *results)
         if bad >= 0:
             self._refuse(int(stepped[bad]), int(chosen[bad]))
         if auto_reset:

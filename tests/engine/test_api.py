@@ -9,6 +9,7 @@ import gymnasium
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils import wrappers
 
 import rummy_env
 from rummy_env import Rules
@@ -40,6 +41,23 @@ def test_same_seed_same_game_different_seed_different_deal():
     c.reset(seed=12)
     assert a.state_dict() == b.state_dict()
     assert a.state_dict()["hands"] != c.state_dict()["hands"]
+
+
+def test_wrapper_enforces_order_like_pettingzoos():
+    e = rummy_env.env()
+    assert isinstance(e, wrappers.OrderEnforcingWrapper)
+    for read in (lambda: e.agents, lambda: e.agent_selection, e.last):
+        with pytest.raises(AttributeError, match="before reset"):
+            read()
+    e.reset(seed=3)
+    raw = e.unwrapped
+    assert (e.agents, e.agent_selection) == (raw.agents, raw.agent_selection)
+    obs, reward, term, trunc, info = e.last()
+    expected = raw.last()
+    assert np.array_equal(obs["action_mask"], expected[0]["action_mask"])
+    assert (reward, term, trunc, info) == expected[1:]
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert e.agent_selection == raw.agent_selection
 
 
 def test_agents_are_named_by_seat():

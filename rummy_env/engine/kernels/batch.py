@@ -10,6 +10,7 @@ from .cards import begin_draw, push_pile, shuffle_row
 from .jit import borrowed, kernel
 from .masks import callable_depths, legal_row, pile_melds
 from .observe import observe_row
+from .ref import unpack
 from .step import PLAYING, apply_action, end_hand, new_game
 from .table import refresh_accepts
 
@@ -34,9 +35,10 @@ def masks_loop(s, k, games, lo, hi, out, stale, work):
 
 
 @njit(cache=True)
-def masks_serial(s, k, games, out, stale, work):
-    """Write the legal actions of those ``games`` that are ``stale`` into their rows of ``out [G, A]``."""
-    masks_loop(s, k, games, 0, games.shape[0], out, stale, work)
+def masks_serial(ref, games):
+    """Write the legal actions of those ``games`` that are stale into their rows of the mask of ``ref``."""
+    s, k, work, mask, stale = unpack(ref)
+    masks_loop(s, k, games, 0, games.shape[0], mask, stale, work)
 
 
 @njit(cache=True, parallel=True)
@@ -91,9 +93,10 @@ def step_loop(s, k, games, lo, hi, actions, refresh, mask, stale, rewards, done,
 
 
 @njit(cache=True)
-def step_serial(s, k, games, actions, check, refresh, mask, stale, rewards, done, truncated, max_steps, work):
-    """Apply ``actions[i]`` in every game ``games[i]`` not over; returns -1, or the first ``i`` whose action is
-    illegal (``check``: then nothing is applied). ``refresh``: recompute the stepped games' masks at once."""
+def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, max_steps):
+    """Apply ``actions[i]`` in every game ``games[i]`` of ``ref`` not over; returns -1, or the first ``i`` whose
+    action is illegal (``check``: then nothing is applied). ``refresh``: recompute the stepped games' masks at once."""
+    s, k, work, mask, stale = unpack(ref)
     count = games.shape[0]
     if check:
         bad = first_illegal(s, k, games, 0, count, actions, mask, stale, work)
@@ -143,11 +146,12 @@ def step_parallel(
 
 
 @njit(cache=True)
-def step_observe(s, k, games, actions, check, mask, stale, rewards, done, truncated, max_steps, work, out):
+def step_observe(ref, games, actions, check, rewards, done, truncated, max_steps, out):
     """``step_serial`` with the stepped games' masks refreshed at once, then ``out[i]``: game ``games[i]`` as its
     seat to act sees it; one call per step where a few games are driven one decision at a time (the AEC env)."""
-    bad = step_serial(s, k, games, actions, check, True, mask, stale, rewards, done, truncated, max_steps, work)
+    bad = step_serial(ref, games, actions, check, True, rewards, done, truncated, max_steps)
     if bad < 0:
+        s, k = unpack(ref)[:2]
         observe_loop(s, k, games, 0, games.shape[0], np.full(games.shape[0], -1), out)
     return bad
 
@@ -162,8 +166,9 @@ def observe_loop(s, k, games, lo, hi, seats, out):
 
 
 @njit(cache=True)
-def observe_games(s, k, games, seats, out):
-    """``out[i]``: game ``games[i]`` as seen from ``seats[i]`` (-1: the seat to act)."""
+def observe_games(ref, games, seats, out):
+    """``out[i]``: game ``games[i]`` of ``ref`` as seen from ``seats[i]`` (-1: the seat to act)."""
+    s, k = unpack(ref)[:2]
     observe_loop(s, k, games, 0, games.shape[0], seats, out)
 
 
