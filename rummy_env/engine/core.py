@@ -10,8 +10,7 @@ import numpy as np
 
 from ..rules import Rules
 from .kernels import batch
-from .kernels.ref import engine_ref
-from .kernels.spec import kernel_spec
+from .kernels.ref import engine_ref, kernel_spec_ref, state_ref
 from .kernels.work import Work
 from .observe import rules_obs_layout
 from .piles import mix64
@@ -99,8 +98,8 @@ class Engine:
         self.max_steps = max_steps
         self._work = Work(self.spec, self.num_games, None if self.num_games >= PARALLEL_MIN else 1)
         self.state = self._work.state
-        self._arrays = self._work.arrays
-        self._kernel_spec = kernel_spec(self.spec)
+        self._kstate = state_ref(self._work.arrays)
+        self._kspec = kernel_spec_ref(self.spec)
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
@@ -114,7 +113,7 @@ class Engine:
         self._all = np.arange(self.num_games)
         self._to_act = np.full(self.num_games, -1, dtype=np.int64)
         self._obs_dim = self.obs_dim
-        self._ref = engine_ref(self._arrays, self._kernel_spec, self._work.serial(), self._mask, self._stale)
+        self._ref = engine_ref(self._kstate, self._kspec, self._work.serial(), self._mask, self._stale)
         self.reset()
 
     @property
@@ -155,7 +154,7 @@ class Engine:
         idx = self.game_indices(games)
         chosen = self.episode_seeds(idx) if seeds is None else _seed_array(seeds, len(idx))
         self._episodes[idx] += np.uint64(1)
-        batch.reset_games(self._arrays, self._kernel_spec, idx, chosen)
+        batch.reset_games(self._kstate, self._kspec, idx, chosen)
         self._stale[idx] = True
 
     def seed_state(self) -> dict[str, Any]:
@@ -212,7 +211,7 @@ class Engine:
                 seats = np.ascontiguousarray(np.broadcast_to(seats, (count,)))
         out = np.empty((count, self._obs_dim), dtype=np.float32)
         if count >= PARALLEL_MIN and self._work.threads > 1:
-            batch.observe_parallel(self._arrays, self._kernel_spec, rows, seats, out, min(self._work.threads, count))
+            batch.observe_parallel(self._kstate, self._kspec, rows, seats, out, min(self._work.threads, count))
         else:
             _observe_serial(self._ref, rows, seats, out)
         return out
@@ -244,7 +243,7 @@ class Engine:
         """Compute the masks of those ``games`` that are stale."""
         if len(games) >= PARALLEL_MIN and self._work.threads > 1:
             chunks = min(self._work.threads, len(games))
-            args = (self._arrays, self._kernel_spec, games, self._mask, self._stale)
+            args = (self._kstate, self._kspec, games, self._mask, self._stale)
             masks, hopes, cursor, base, rows = self._work.parallel()
             batch.masks_parallel(*args, masks, hopes, cursor, base, rows, chunks)
         else:
@@ -278,7 +277,7 @@ class Engine:
             masks, hopes, cursor, base, rows = self._work.parallel()
             flags = (bool(check), False, self._mask, self._stale, *results)
             bad = batch.step_parallel(
-                self._arrays, self._kernel_spec, stepped, chosen, *flags, masks, hopes, cursor, base, rows, chunks
+                self._kstate, self._kspec, stepped, chosen, *flags, masks, hopes, cursor, base, rows, chunks
             )
         else:
             bad = _step_serial(self._ref, stepped, chosen, bool(check), False, *results)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels import batch
-from .kernels.arrays import as_arrays
-from .kernels.spec import kernel_spec
+from .kernels.ref import kernel_spec_ref, kernel_state
 from .piles import pile_by_depth
 from .spec import GameSpec
 from .state import State
@@ -29,7 +28,7 @@ def pile_melds(spec: GameSpec, s: State, idx: np.ndarray, hand: np.ndarray):
     meld_ok = np.zeros(cards.shape, dtype=bool)
     lay_ok = np.zeros(cards.shape, dtype=bool)
     hands = np.ascontiguousarray(hand, dtype=np.int8)
-    batch.pile_melds_games(as_arrays(s), kernel_spec(spec), idx, hands, meld_ok, lay_ok)
+    batch.pile_melds_games(kernel_state(s), kernel_spec_ref(spec), idx, hands, meld_ok, lay_ok)
     return cards, meld_ok, lay_ok
 
 
@@ -37,5 +36,5 @@ def callable_depths(spec: GameSpec, s: State, idx: np.ndarray) -> np.ndarray:
     """``bool [n, depth]`` pile depths open to a "Rummy!" call (seat-independent part)."""
     idx = np.asarray(idx, dtype=np.int64)
     out = np.zeros((len(idx), s.pile.shape[1]), dtype=bool)
-    batch.callable_depths_games(as_arrays(s), kernel_spec(spec), idx, out)
+    batch.callable_depths_games(kernel_state(s), kernel_spec_ref(spec), idx, out)
     return out[:, : int(s.pile_len[idx].max(initial=0))]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .kernels import batch
-from .kernels.arrays import as_arrays
+from .kernels.ref import kernel_state
 from .state import State
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -32,13 +32,14 @@ def shuffled(s: State, idx: np.ndarray, cards: np.ndarray, valid: np.ndarray) ->
     if not (valid == (np.arange(valid.shape[1]) < counts[:, None])).all():
         raise ValueError("shuffled: the valid cards of each row must come first")
     idx = np.asarray(idx, dtype=np.int64)
-    return batch.shuffle_games(as_arrays(s), idx, np.ascontiguousarray(cards, dtype=np.int8), counts.astype(np.int64))
+    cards = np.ascontiguousarray(cards, dtype=np.int8)
+    return batch.shuffle_games(kernel_state(s), idx, cards, counts.astype(np.int64))
 
 
 def push_pile(s: State, idx: np.ndarray, cards: np.ndarray) -> None:
     """Put ``cards`` face up on top of the pile in games ``idx``."""
     idx = np.asarray(idx, dtype=np.int64)
-    batch.push_pile_games(as_arrays(s), idx, np.asarray(cards, dtype=np.int64))
+    batch.push_pile_games(kernel_state(s), idx, np.asarray(cards, dtype=np.int64))
 
 
 def pile_by_depth(s: State, idx: np.ndarray, depth: int | None = None) -> np.ndarray:

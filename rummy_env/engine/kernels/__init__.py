@@ -2,11 +2,11 @@
 
 Conventions (every kernel module follows them):
 
-* ``s`` is the state as a ``StateArrays`` named tuple (``arrays.py``: the ``State``
-  fields in order, each ``[rows, ...]``); ``g`` is the row of one game. Kernels work
+* ``s`` is the state as a ``StateRef`` (``ref.py``: a numba structure of the ``State``
+  arrays, each ``[rows, ...]``); ``g`` is the row of one game. Kernels work
   on one game at a time; only ``batch.py`` loops over games (serially, or split over
   threads with ``prange`` for large batches) and is called from Python.
-* ``k`` is the ``KernelSpec`` of the rules (``spec.py``): every rules switch as an
+* ``k`` is the ``KernelSpec`` of the rules (``spec.py``) as a ``SpecRef``: every rules switch as an
   int/bool constant plus the static tables. To add a switch: add a field to
   ``KernelSpec`` (set in ``_kernel_spec`` from ``Rules``) and branch on ``k.<field>``
   where the rule applies, so the default configuration runs the code it ran before.

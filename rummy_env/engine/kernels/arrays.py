@@ -1,4 +1,4 @@
-"""The state as a named tuple of its arrays (what kernels take), and copying one game's row."""
+"""The state as a named tuple of its arrays (what a ``ref.StateRef`` is made of), and copying one game's row."""
 
 from __future__ import annotations
 

@@ -151,7 +151,7 @@ def step_observe(ref, games, actions, check, rewards, done, truncated, max_steps
     seat to act sees it; one call per step where a few games are driven one decision at a time (the AEC env)."""
     bad = step_serial(ref, games, actions, check, True, rewards, done, truncated, max_steps)
     if bad < 0:
-        s, k = unpack(ref)[:2]
+        s, k = ref.state, ref.spec
         observe_loop(s, k, games, 0, games.shape[0], np.full(games.shape[0], -1), out)
     return bad
 
@@ -168,7 +168,7 @@ def observe_loop(s, k, games, lo, hi, seats, out):
 @njit(cache=True)
 def observe_games(ref, games, seats, out):
     """``out[i]``: game ``games[i]`` of ``ref`` as seen from ``seats[i]`` (-1: the seat to act)."""
-    s, k = unpack(ref)[:2]
+    s, k = ref.state, ref.spec
     observe_loop(s, k, games, 0, games.shape[0], seats, out)
 
 

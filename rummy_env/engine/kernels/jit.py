@@ -1,14 +1,13 @@
 """How kernels are compiled: cached on disk; helpers called only from other kernels get no Python wrapper.
 
-Building the Python entry of a function that takes the state (a tuple of dozens of
-arrays) costs as much compile time as the function itself, so only the batch entry
+Building the Python entry of a function costs compile time, so only the batch entry
 points in ``batch.py`` have one, and the small helpers are inlined into their callers.
-The entry points hand the helpers ``borrowed`` arrays: numba would otherwise count
-references to each of the ~80 arrays of the state and the spec on every call of a
-helper (atomic increments and decrements), which cost more than half of a mask.
-Even borrowed, a tuple argument is unpacked again at every call, so a helper called
-in an inner loop (per card, per pattern, per pile depth) takes the arrays it reads,
-not the state ``s`` or the spec ``k``.
+The state ``s`` and the spec ``k`` reach every kernel as structrefs (``ref.py``: one
+pointer each) holding ``borrowed`` arrays: numba would otherwise count references to
+each array on every call of a helper (atomic increments and decrements), which cost
+more than half of a mask. A helper called in an inner loop (per card, per pattern,
+per pile depth) still takes the arrays it reads rather than ``s`` or ``k``: each
+``s.<field>`` is a load through the pointer.
 """
 
 from __future__ import annotations
@@ -39,15 +38,18 @@ def _borrow(context, builder, ty, value):
     if isinstance(ty, types.BaseTuple):
         for i, item in enumerate(ty.types):
             value = builder.insert_value(value, _borrow(context, builder, item, builder.extract_value(value, i)), i)
+        return value
+    context.nrt.incref(builder, ty, value)  # the result is a new reference: a structref in it stays counted
     return value
 
 
 @intrinsic
 def borrowed(typingctx, value):
-    """``value`` (an array, or a tuple of arrays and scalars) as arrays that numba does not reference-count.
+    """``value`` (an array, or a tuple of arrays, scalars and structrefs) with arrays numba does not reference-count.
 
-    Only for arrays the caller keeps alive for the whole call, as a batch entry point's
-    arguments are: helpers then pass them around without touching a reference count.
+    Only for arrays kept alive for as long as the result is used, as a batch entry point's
+    arguments and the structrefs' arrays are: kernels then pass them around without
+    touching a reference count.
     """
 
     def codegen(context, builder, signature, args):

@@ -1,4 +1,4 @@
-"""The rules and tables of a ``GameSpec`` as one tuple of ints and arrays the compiled kernels read."""
+"""The rules and tables of a ``GameSpec`` as one tuple of ints and arrays (kernels read it as a ``ref.SpecRef``)."""
 
 from __future__ import annotations
 
