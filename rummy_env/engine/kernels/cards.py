@@ -170,11 +170,12 @@ def push_pile(s, g, card):
     """Put ``card`` face up on top of the pile."""
     top = s.pile_len[g]
     s.pile[g, top] = card
+    pile_pos = s.pile_pos[g]
     copy = 0
-    for c in range(s.pile_pos.shape[1]):
-        if s.pile_pos[g, c, card] > 0:
+    for c in range(pile_pos.shape[0]):
+        if pile_pos[c, card] > 0:
             copy += 1
-    s.pile_pos[g, copy, card] = top + 1
+    pile_pos[copy, card] = top + 1
     s.pile_len[g] = top + 1
 
 
@@ -197,10 +198,11 @@ def reshuffle_pile(s, g):
 @inline
 def cut_pile(s, g, cut):
     """The pile loses its cards from index ``cut`` up (taken, or out of play); the play phase begins."""
-    for copy in range(s.pile_pos.shape[1]):
+    pile_pos = s.pile_pos[g]
+    for copy in range(pile_pos.shape[0]):
         for c in range(NUM_KINDS):
-            if s.pile_pos[g, copy, c] > cut:
-                s.pile_pos[g, copy, c] = 0
+            if pile_pos[copy, c] > cut:
+                pile_pos[copy, c] = 0
     s.pile_len[g] = cut
     s.phase[g] = PLAY_PHASE
 
@@ -211,11 +213,12 @@ def pile_to_hand(s, g, depth):
     seat = s.current[g]
     size = s.pile_len[g]
     cut = size - 1 - depth
-    card = s.pile[g, cut]
+    pile, hand, known = s.pile[g], s.hand[g, seat], s.known[g, seat]
+    card = pile[cut]
     for i in range(cut, size):
-        c = s.pile[g, i]
-        s.hand[g, seat, c] += 1
-        s.known[g, seat, c] += 1
+        c = pile[i]
+        hand[c] += 1
+        known[c] += 1
     cut_pile(s, g, cut)
     return card
 
@@ -269,7 +272,8 @@ def remove_card(s, g, seat, card):
 @inline
 def hand_total(s, g, seat):
     """Cards in a seat's hand."""
+    hand = s.hand[g, seat]
     total = 0
-    for c in range(s.hand.shape[2]):
-        total += s.hand[g, seat, c]
+    for c in range(hand.shape[0]):
+        total += hand[c]
     return total

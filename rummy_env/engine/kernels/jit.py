@@ -5,9 +5,10 @@ points in ``batch.py`` have one, and the small helpers are inlined into their ca
 The state ``s`` and the spec ``k`` reach every kernel as structrefs (``ref.py``: one
 pointer each) holding ``borrowed`` arrays: numba would otherwise count references to
 each array on every call of a helper (atomic increments and decrements), which cost
-more than half of a mask. A helper called in an inner loop (per card, per pattern,
-per pile depth) still takes the arrays it reads rather than ``s`` or ``k``: each
-``s.<field>`` is a load through the pointer.
+more than half of a mask. Each ``s.<field>`` is still a load through the pointer and
+two calls (numba counts references even to borrowed arrays), so a loop reads the row it
+needs once before it (``hand = s.hand[g, seat]``), and a helper called in an inner loop
+(per card, per pattern, per pile depth) takes the arrays it reads rather than ``s`` or ``k``.
 """
 
 from __future__ import annotations

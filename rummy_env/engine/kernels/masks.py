@@ -73,16 +73,17 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
     ``wild``: the dealer's joker (``power wild``) may fill one gap of a meld of naturals.
     """
     size = np.int64(s.pile_len[g])
-    copies = s.pile_pos.shape[1]
+    pile_pos, pile = s.pile_pos[g], s.pile[g]
+    copies = pile_pos.shape[0]
     avail = np.empty(NUM_KINDS, dtype=np.int64)
     for c in range(NUM_KINDS):
         shallow = 0
         for copy in range(copies):
-            shallow = max(shallow, np.int64(s.pile_pos[g, copy, c]))
+            shallow = max(shallow, np.int64(pile_pos[copy, c]))
         avail[c] = -1 if hand[c] > 0 else (size - shallow if shallow > 0 else FAR)
     jokers = np.empty(copies, dtype=np.int64)
     for copy in range(copies):
-        pos = np.int64(s.pile_pos[g, copy, JOKER])
+        pos = np.int64(pile_pos[copy, JOKER])
         jokers[copy] = size - pos if pos > 0 else FAR
     jokers.sort()
     held = np.int64(hand[JOKER])
@@ -94,16 +95,17 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
         one_joker, two_jokers = FAR, FAR
     accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
     cards, pat_size, max_lacking = k.pat_cards, k.pat_size, k.max_lacking
+    of_card, partners = k.of_card, k.partners
     for d in range(size):
-        card = s.pile[g, size - 1 - d]
+        card = pile[size - 1 - d]
         if card != JOKER:
             threshold = FAR
-            for i in range(k.of_card.shape[1]):
-                if k.of_card[card, i] < 0:
+            for i in range(of_card.shape[1]):
+                if of_card[card, i] < 0:
                     continue
-                a, b = avail[k.partners[card, i, 0]], avail[k.partners[card, i, 1]]
-                if k.run4 and k.partners[card, i, 2] >= 0:
-                    reach = run4_reach(k, a, b, avail[k.partners[card, i, 2]], jokers, held, wild, hand)
+                a, b = avail[partners[card, i, 0]], avail[partners[card, i, 1]]
+                if k.run4 and partners[card, i, 2] >= 0:
+                    reach = run4_reach(k, a, b, avail[partners[card, i, 2]], jokers, held, wild, hand)
                 else:
                     reach = min(max(a, b) + 1, max(min(a, b) + 1, one_joker), two_jokers)
                 threshold = min(threshold, reach)
@@ -267,8 +269,9 @@ def discard_mask(s, k, g, row):
         blocked = True
     total = 0
     only = 0
+    top = s.top_taken[g]
     for c in range(NUM_KINDS):
-        row[start + c] = hand[c] > 0 and not blocked and c != s.top_taken[g]
+        row[start + c] = hand[c] > 0 and not blocked and c != top
         total += hand[c]
         if hand[c] > 0:
             only = c
@@ -280,8 +283,9 @@ def discard_mask(s, k, g, row):
 def rummy_mask(s, k, g, row):
     """A "Rummy!" window: call at a depth, or pass."""
     start = k.offsets[RUMMY]
-    for d in range(s.rummy_depths.shape[1]):
-        row[start + d] = s.rummy_depths[g, d]
+    depths = s.rummy_depths[g]
+    for d in range(depths.shape[0]):
+        row[start + d] = depths[d]
     row[k.offsets[PASS]] = True
 
 

@@ -24,30 +24,34 @@ def observe_row(s, k, g, seat, out):
     to_target = np.float64(np.float32(1.0 / k.target))
     out[:] = 0.0
     i = 0
+    hand, known, placed = s.hand[g], s.known[g], s.placed[g]
     hidden = k.dealers_joker and s.phase[g] == POWER_PHASE and seat == s.dealer[g]  # names the power blind
     for c in range(NUM_KINDS):
-        out[i + c] = 0.0 if hidden else np.float32(s.hand[g, seat, c]) * HALF
+        out[i + c] = 0.0 if hidden else np.float32(hand[seat, c]) * HALF
     i += NUM_KINDS
     for j in range(1, players):
         other = seat_after(k, seat, j)
         for c in range(NUM_KINDS):
-            out[i + c] = np.float32(s.known[g, other, c]) * HALF
+            out[i + c] = np.float32(known[other, c]) * HALF
         i += NUM_KINDS
     for j in range(players):
         other = seat_after(k, seat, j)
         for c in range(NUM_KINDS):
-            out[i + c] = np.float32(s.placed[g, other, c]) * HALF
+            out[i + c] = np.float32(placed[other, c]) * HALF
         i += NUM_KINDS
+    table_jokers = s.table_jokers[g]
     for c in range(NUM_NATURAL + NUM_RANKS):
-        out[i + c] = np.float32(s.table_jokers[g, c]) * HALF
+        out[i + c] = np.float32(table_jokers[c]) * HALF
     i += NUM_NATURAL + NUM_RANKS
+    accept_run, accept_group = s.accept_run[g], s.accept_group[g]
     for c in range(NUM_NATURAL):
-        out[i + c] = 1.0 if s.accept_run[g, c] > 0 else 0.0
-        out[i + NUM_NATURAL + c] = 1.0 if s.accept_group[g, c] > 0 else 0.0
+        out[i + c] = 1.0 if accept_run[c] > 0 else 0.0
+        out[i + NUM_NATURAL + c] = 1.0 if accept_group[c] > 0 else 0.0
     i += 2 * NUM_NATURAL
+    pile_pos = s.pile_pos[g]
     for copy in range(k.copies):
         for c in range(NUM_KINDS):
-            out[i + c] = np.float32(s.pile_pos[g, copy, c]) * size
+            out[i + c] = np.float32(pile_pos[copy, c]) * size
         i += NUM_KINDS
     out[i] = np.float32(s.pile_len[g]) * size
     out[i + 1] = np.float32(s.stock_len[g]) * size
@@ -56,7 +60,7 @@ def observe_row(s, k, g, seat, out):
         other = seat_after(k, seat, j)
         held = np.int16(0)
         for c in range(NUM_KINDS):
-            held += s.hand[g, other, c]
+            held += hand[other, c]
         out[i + j] = np.float32(held) * THIRTEENTH
         out[i + players + j] = np.float32(np.float64(s.scores[g, other]) * to_target)
         out[i + 2 * players + j] = np.float32(s.melded_points[g, other]) * HUNDREDTH

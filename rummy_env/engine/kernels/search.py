@@ -191,14 +191,15 @@ def play_mask_core(s, k, g, allowed, hopeful):
     pat_cards, pat_size, max_lacking = k.pat_cards, k.pat_size, k.max_lacking
     for p in range(NUM_PATTERNS):
         allowed[p] = lacking(pat_cards, pat_size, hand, p) <= min(jokers, max_lacking[p])
+    accept_run, accept_group, open_groups = s.accept_run[g], s.accept_group[g], s.open_groups[g]
     for c in range(NUM_NATURAL):
         held = hand[c] > 0
-        run_open = s.accept_run[g, c] > 0
+        run_open = accept_run[c] > 0
         allowed[RUN_OFF + c] = held and run_open
-        allowed[GROUP_OFF + c] = held and s.accept_group[g, c] > 0
+        allowed[GROUP_OFF + c] = held and accept_group[c] > 0
         allowed[JOKER_RUN_OFF + c] = jokers > 0 and run_open
     for r in range(NUM_RANKS):
-        allowed[JOKER_GROUP_OFF + r] = jokers > 0 and s.open_groups[g, r] > 0
+        allowed[JOKER_GROUP_OFF + r] = jokers > 0 and open_groups[r] > 0
     if k.placements > CORE_PLACEMENTS:
         variant_columns(s, k, g, hand, allowed)
     hopeful[:] = False
@@ -220,6 +221,7 @@ def play_mask_core(s, k, g, allowed, hopeful):
     if total - top_count > (3 if k.placements == CORE_PLACEMENTS and not k.run4 else 4):
         return
     melding_out = k.going_out != OUT_DISCARD_REQUIRED
+    near, groups_only = k.near, k.groups_only
     for w in range(k.placements):
         if not allowed[w]:
             continue
@@ -234,8 +236,8 @@ def play_mask_core(s, k, g, allowed, hopeful):
         if left >= 1 and discardable == 0 and melding_out:
             hopeful[w] = (
                 top == JOKER
-                or k.near[w, top]
-                or table_fits(s.accept_run, s.accept_group, s.open_groups, k.groups_only, g, top)
+                or near[w, top]
+                or table_fits(s.accept_run, s.accept_group, s.open_groups, groups_only, g, top)
             )
 
 
@@ -305,8 +307,9 @@ def expandable(s, k, g, goal):
     if goal == GOAL_OUT:
         return True
     best = s.turn_points[g]
-    for c in range(s.hand.shape[2]):
-        best += s.hand[g, seat, c] * k.values[c]
+    hand, values = s.hand[g, seat], k.values
+    for c in range(hand.shape[0]):
+        best += hand[c] * values[c]
     return best >= k.minimum
 
 
@@ -316,14 +319,16 @@ def fingerprint(s, k, g):
     h = mix64(np.uint64(s.turn_points[g]) + np.uint64(0x5EED))
     if k.dealers_joker:
         h = mix64(h ^ np.uint64(s.dj[g, DJ_USED]))
-    seat = s.current[g]
-    for c in range(s.hand.shape[2]):
-        h = mix64(h ^ np.uint64(s.hand[g, seat, c] * 64 + c))
+    hand = s.hand[g, s.current[g]]
+    for c in range(hand.shape[0]):
+        h = mix64(h ^ np.uint64(hand[c] * 64 + c))
+    length, lo, suits, kind = s.meld_len[g], s.meld_lo[g], s.meld_suits[g], s.meld_kind[g]
+    rank, suit = s.meld_rank[g], s.meld_suit[g]
     for m in range(s.num_melds[g]):
         bits = (
-            ((s.meld_len[g, m] << 24) | (s.meld_lo[g, m] << 16) | (s.meld_suits[g, m] << 8) | (s.meld_kind[g, m] << 6))
-            + ((s.meld_rank[g, m] + 1) << 32)
-            + ((s.meld_suit[g, m] + 1) << 40)
+            ((length[m] << 24) | (lo[m] << 16) | (suits[m] << 8) | (kind[m] << 6))
+            + ((rank[m] + 1) << 32)
+            + ((suit[m] + 1) << 40)
             + (m << 48)
         )
         h = mix64(h ^ np.uint64(bits))

@@ -31,28 +31,31 @@ def high_ok(lo, length, corner):
 @kernel
 def refresh_accepts(s, k, g):
     """Recompute which cards the table accepts as lay-offs."""
-    s.accept_run[g] = 0
-    s.accept_group[g] = 0
-    s.open_groups[g] = 0
+    accept_run, accept_group, open_groups = s.accept_run[g], s.accept_group[g], s.open_groups[g]
+    accept_run[:] = 0
+    accept_group[:] = 0
+    open_groups[:] = 0
+    kinds, lengths, doubled = s.meld_kind[g], s.meld_len[g], s.meld_double[g]
     for m in range(s.num_melds[g]):
-        length = s.meld_len[g, m]
-        if k.dealers_joker and s.meld_double[g, m] == SEALED:
+        length = lengths[m]
+        if k.dealers_joker and doubled[m] == SEALED:
             continue
-        if s.meld_kind[g, m] == RUN:
+        if kinds[m] == RUN:
             lo = s.meld_lo[g, m]
             base = s.meld_suit[g, m] * NUM_RANKS
             if low_ok(lo, length, k.corner):
-                s.accept_run[g, base + (lo - 1) % NUM_RANKS] += 1
+                accept_run[base + (lo - 1) % NUM_RANKS] += 1
             if high_ok(lo, length, k.corner):
-                s.accept_run[g, base + (lo + length) % NUM_RANKS] += 1
-        elif s.meld_kind[g, m] == GROUP and length < MAX_GROUP:
+                accept_run[base + (lo + length) % NUM_RANKS] += 1
+        elif kinds[m] == GROUP and length < MAX_GROUP:
             rank = s.meld_rank[g, m]
-            s.open_groups[g, rank] += 1
+            open_groups[rank] += 1
+            suits = s.meld_suits[g, m]
             for suit in range(NUM_SUITS):
-                if (s.meld_suits[g, m] >> suit) & 1 == 0:
-                    s.accept_group[g, suit * NUM_RANKS + rank] += 1
-        elif s.meld_kind[g, m] == JOKERS and length < MAX_GROUP:
-            s.accept_group[g, JOKER] += 1
+                if (suits >> suit) & 1 == 0:
+                    accept_group[suit * NUM_RANKS + rank] += 1
+        elif kinds[m] == JOKERS and length < MAX_GROUP:
+            accept_group[JOKER] += 1
 
 
 @kernel

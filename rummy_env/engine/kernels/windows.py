@@ -169,11 +169,14 @@ def lay_off_mask(s, k, g, row):
     jokers = hand[JOKER] > 0 and not k.groups_only
     if k.groups_only:
         row[k.offsets[LAYOFF_JOKER]] = hand[JOKER] > 0 and s.accept_group[g, JOKER] > 0
+    accept_run, accept_group, open_groups = s.accept_run[g], s.accept_group[g], s.open_groups[g]
+    run_at, group_at, joker_run_at = k.offsets[LAYOFF_RUN], k.offsets[LAYOFF_GROUP], k.offsets[JOKER_RUN]
     for c in range(NUM_NATURAL):
-        run_open = s.accept_run[g, c] > 0
-        row[k.offsets[LAYOFF_RUN] + c] = hand[c] > 0 and run_open
-        row[k.offsets[LAYOFF_GROUP] + c] = hand[c] > 0 and s.accept_group[g, c] > 0
-        row[k.offsets[JOKER_RUN] + c] = jokers and run_open
+        run_open = accept_run[c] > 0
+        row[run_at + c] = hand[c] > 0 and run_open
+        row[group_at + c] = hand[c] > 0 and accept_group[c] > 0
+        row[joker_run_at + c] = jokers and run_open
+    joker_group_at = k.offsets[JOKER_GROUP]
     for r in range(NUM_RANKS):
-        row[k.offsets[JOKER_GROUP] + r] = jokers and s.open_groups[g, r] > 0
+        row[joker_group_at + r] = jokers and open_groups[r] > 0
     row[k.offsets[PASS]] = True
