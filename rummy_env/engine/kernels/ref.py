@@ -6,9 +6,10 @@ unboxed at every call from Python (~5 us) and passed at every call between kerne
 Here each is a ``structref``, a pointer to one heap structure: kernels read
 ``s.hand`` and ``k.players`` exactly as they read the tuples' fields.
 
-The structures borrow their arrays (``jit.py``: no reference counts): the Python
-object a constructor returns keeps the arrays alive (its ``keep`` attribute), so
-hold it for as long as kernels use it, as ``Engine`` does.
+Nothing in compiled code counts references to these structures or to their arrays
+(borrowed, ``jit.py``): threads that share one never contend for a count. The Python
+object a constructor returns owns the structure and keeps what it holds alive (its
+``keep`` attribute): hold it for as long as kernels use it, as ``Engine`` does.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from functools import lru_cache
 from typing import Any
 
 from numba import njit, types
+from numba.core import cgutils
+from numba.core.datamodel import default_manager, models
 from numba.experimental import structref
+from numba.extending import NativeValue, box, unbox
 
 from ...rules import Rules
 from ..spec import GameSpec, game_spec
@@ -35,17 +39,61 @@ class _PlainFields(types.StructRef):
         return tuple((name, types.unliteral(typ)) for name, typ in fields)
 
 
-@structref.register
+class _PythonOwned(models.StructRefModel):
+    """A structref's data model whose values compiled code does not count references to (the Python object owns
+    the structure): copying one between variables, helpers and threads costs nothing."""
+
+    def traverse(self, builder):
+        """No member for numba to count references to."""
+        return []
+
+
+def _boxing(typeclass: type, proxy: type) -> None:
+    """Box and unbox ``typeclass`` as ``proxy`` objects, which own the structure."""
+
+    @box(typeclass)
+    def _box(typ, val, c):
+        """A structref returned to Python (made by a constructor): a ``proxy`` owning it."""
+        meminfo = cgutils.create_struct_proxy(typ)(c.context, c.builder, value=val).meminfo
+        handle = c.box(types.MemInfoPointer(types.voidptr), meminfo)
+        make = c.pyapi.unserialize(c.pyapi.serialize_object(proxy._numba_box_))
+        typ_object = c.pyapi.unserialize(c.pyapi.serialize_object(typ))
+        result = c.pyapi.call_function_objargs(make, [typ_object, handle])
+        for obj in (make, typ_object, handle):
+            c.pyapi.decref(obj)
+        return result
+
+    @unbox(typeclass)
+    def _unbox(typ, obj, c):
+        """The structure of a ``proxy``, not counted: numba's unboxing counts one more reference, which the
+        caller would release through the data model; ours counts none, so it is released here."""
+        handle = c.pyapi.object_getattr_string(obj, "_meminfo")
+        pointer = types.MemInfoPointer(types.voidptr)
+        meminfo = c.unbox(pointer, handle).value
+        c.context.nrt.decref(c.builder, pointer, meminfo)
+        c.pyapi.decref(handle)
+        ref = cgutils.create_struct_proxy(typ)(c.context, c.builder)
+        ref.meminfo = meminfo
+        return NativeValue(ref._getvalue())
+
+
+def _register(typeclass: type) -> type:
+    default_manager.register(typeclass, _PythonOwned)
+    structref.define_attributes(typeclass)
+    return typeclass
+
+
+@_register
 class StateRefType(_PlainFields):
     """numba type of a ``StateRef``."""
 
 
-@structref.register
+@_register
 class SpecRefType(_PlainFields):
     """numba type of a ``SpecRef``."""
 
 
-@structref.register
+@_register
 class EngineRefType(_PlainFields):
     """numba type of an ``EngineRef``."""
 
@@ -62,9 +110,13 @@ class EngineRef(structref.StructRefProxy):
     """One engine's ``StateRef``, ``SpecRef``, serial ``work``, ``mask [G, A]`` and ``stale [G]``."""
 
 
-structref.define_proxy(StateRef, StateRefType, list(StateArrays._fields))
-structref.define_proxy(SpecRef, SpecRefType, list(KernelSpec._fields))
-structref.define_proxy(EngineRef, EngineRefType, ["state", "spec", "work", "mask", "stale"])
+for _proxy, _typeclass, _fields in (
+    (StateRef, StateRefType, StateArrays._fields),
+    (SpecRef, SpecRefType, KernelSpec._fields),
+    (EngineRef, EngineRefType, ("state", "spec", "work", "mask", "stale")),
+):
+    structref.define_constructor(_proxy, _typeclass, list(_fields))
+    _boxing(_typeclass, _proxy)
 
 
 @njit(cache=True)
