@@ -1,14 +1,5 @@
 """rummy-env: 500 Rummy for reinforcement learning."""
 
-import os
-
-# Batches of 1024+ games run on numba's OpenMP threads, whose idle spinning costs 2-4x the
-# throughput as soon as other processes share the cores (sweeps, RLlib env runners, a busy
-# node), while sleeping costs next to nothing at a few milliseconds per batch step. OpenMP
-# reads this once, when first loaded: torch loads the same library, so import rummy_env (or
-# set the variable in the shell) before torch for it to apply.
-os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-
 from .cards import card_str, parse_card
 from .engine import Engine
 from .env import env, raw_env

@@ -20,13 +20,6 @@ from .scenario import load_scenario, state_dict
 OBS_BOUND = 10.0
 
 
-def _clipped(obs: np.ndarray) -> np.ndarray:
-    """``obs`` clipped in place to the observation space's bounds."""
-    np.minimum(obs, OBS_BOUND, out=obs)
-    np.maximum(obs, -OBS_BOUND, out=obs)
-    return obs
-
-
 def _make_rules(rules: Rules | dict | None, overrides: dict[str, Any], preset: str | None = None) -> Rules:
     if preset is not None:
         if rules is not None:
@@ -76,6 +69,13 @@ class raw_env(AECEnv, EzPickle):
         self._seat_index = [np.array([seat]) for seat in range(self.rules.players)]
         self._no_actions = np.zeros(num_actions, dtype=np.int8)
         obs_dim = rules_obs_layout(self.rules, self.spec.copies).size
+        self._upper = np.full(obs_dim, OBS_BOUND, dtype=np.float32)  # arrays: ufuncs take them faster than scalars
+        self._lower = -self._upper
+        self._chosen = np.zeros(1, dtype=np.int64)  # what each step writes, reused
+        self._step_rewards = np.zeros((1, self.rules.players))
+        self._step_done = np.zeros(1, dtype=bool)
+        self._step_truncated = np.zeros(1, dtype=bool)
+        self._seen = np.zeros((1, obs_dim), dtype=np.float32)  # the acting seat's view, cached until the next step
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -95,6 +95,12 @@ class raw_env(AECEnv, EzPickle):
     def action_space(self, agent: str) -> spaces.Space:
         """The action space of ``agent``."""
         return self.action_spaces[agent]
+
+    def _clipped(self, obs: np.ndarray) -> np.ndarray:
+        """``obs`` clipped in place to the observation space's bounds."""
+        np.minimum(obs, self._upper, out=obs)
+        np.maximum(obs, self._lower, out=obs)
+        return obs
 
     def _seat(self, agent: str) -> int:
         seat = self._seats.get(agent)
@@ -142,7 +148,7 @@ class raw_env(AECEnv, EzPickle):
         seat = self._seat(agent)
         obs = self._obs[seat]
         if obs is None:
-            obs = _clipped(self.engine.observe(self._seat_index[seat])[0])
+            obs = self._clipped(self.engine.observe(self._seat_index[seat])[0])
             self._obs[seat] = obs
         mask = self._acting_mask() if seat == self._acting else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}
@@ -150,7 +156,7 @@ class raw_env(AECEnv, EzPickle):
     def _acting_mask(self) -> np.ndarray:
         """``int8 [A]`` the legal actions of the seat to act, computed once per position."""
         if self._mask is None:
-            self._mask = self.engine.legal_mask()[0].astype(np.int8)
+            self._mask = self.engine.legal_mask()[0].view(np.int8)
         return self._mask
 
     def step(self, action: int | None) -> None:
@@ -163,19 +169,22 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"illegal action {action!r}: expected an integer action id")
         action = int(action)
         legal = 0 <= action < len(self._no_actions) and self._acting_mask()[action]
-        result, seen = self.engine.step_and_observe(np.array([action]), check=not legal)  # it explains illegal ones
+        self._chosen[0] = action
+        rewards, done, truncated, seen = self._step_rewards, self._step_done, self._step_truncated, self._seen
+        rewards.fill(0.0)
+        self.engine._step_observe_into(self._chosen, not legal, rewards, done, truncated, seen)  # explains illegal ones
         self._cumulative_rewards[agent] = 0.0
-        for name, reward in zip(self.possible_agents, result.rewards[0].tolist(), strict=True):
+        for name, reward in zip(self.possible_agents, rewards[0].tolist(), strict=True):
             self.rewards[name] = reward
             self._cumulative_rewards[name] += reward
-        if result.done[0] or result.truncated[0]:
-            flags = self.terminations if result.done[0] else self.truncations
+        if done[0] or truncated[0]:
+            flags = self.terminations if done[0] else self.truncations
             for name in self.agents:
                 flags[name] = True
         self._position_changed()
         if self._acting >= 0:  # the step already computed the mask and the acting seat's observation
-            self._mask = self.engine.legal_mask()[0].astype(np.int8)
-            self._obs[self._acting] = _clipped(seen[0])
+            self._mask = self.engine.legal_mask()[0].view(np.int8)
+            self._obs[self._acting] = self._clipped(seen[0])
         if self.render_mode == "human":
             self.render()
 

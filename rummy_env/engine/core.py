@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import numba
@@ -19,6 +20,7 @@ from .state import GAME_OVER, State
 
 PARALLEL_MIN = 256  # games from which masks, steps and observations are split across threads (idle 2 cores:
 # 256 games 130k agent-steps/s on two threads, 81k on one)
+_pool: ThreadPoolExecutor | None = None  # the threads that run an engine's chunks after the first
 
 
 class _FixedTypes:
@@ -40,7 +42,17 @@ class _FixedTypes:
 _step_serial = _FixedTypes(batch.step_serial)
 _masks_serial = _FixedTypes(batch.masks_serial)
 _observe_serial = _FixedTypes(batch.observe_games)
-_step_observe = _FixedTypes(batch.step_observe)
+_NO_ROWS = np.zeros((0, 0), dtype=np.float32)  # ``out`` of a step that observes nothing
+
+
+def _in_threads(run: Callable[..., int], chunks: list[tuple]) -> list[int]:
+    """``run(*chunk)`` for every chunk, the first on this thread and the others on the pool; their results."""
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max(numba.config.NUMBA_NUM_THREADS - 1, 1), "rummy-env")  # type: ignore[attr-defined]
+    later = [_pool.submit(run, *chunk) for chunk in chunks[1:]]
+    first = run(*chunks[0])
+    return [first, *(future.result() for future in later)]
 
 
 class StepResult(NamedTuple):
@@ -113,7 +125,11 @@ class Engine:
         self._all = np.arange(self.num_games)
         self._to_act = np.full(self.num_games, -1, dtype=np.int64)
         self._obs_dim = self.obs_dim
-        self._ref = engine_ref(self._kstate, self._kspec, self._work.serial(), self._mask, self._stale)
+        self._refs = [
+            engine_ref(self._kstate, self._kspec, self._work.scratch(t), self._mask, self._stale)
+            for t in range(self._work.threads)
+        ]
+        self._ref = self._refs[0]
         self.reset()
 
     @property
@@ -190,7 +206,7 @@ class Engine:
         Masks are cached until a game changes; the array returned for all games is read-only.
         """
         if games is None:
-            if self._stale.any():
+            if self._stale[0] if self.num_games == 1 else self._stale.any():
                 self._fill_masks(self._all)
             return self._mask_view
         idx = self.game_indices(games)
@@ -210,11 +226,17 @@ class Engine:
             if seats.shape != (count,):
                 seats = np.ascontiguousarray(np.broadcast_to(seats, (count,)))
         out = np.empty((count, self._obs_dim), dtype=np.float32)
-        if count >= PARALLEL_MIN and self._work.threads > 1:
-            batch.observe_parallel(self._kstate, self._kspec, rows, seats, out, min(self._work.threads, count))
-        else:
+        if count < PARALLEL_MIN:
             _observe_serial(self._ref, rows, seats, out)
+        else:
+            bounds = self._chunk_bounds(count)
+            _in_threads(_observe_serial, [(ref, rows[lo:hi], seats[lo:hi], out[lo:hi]) for ref, lo, hi in bounds])
         return out
+
+    def _chunk_bounds(self, count: int) -> list[tuple[Any, int, int]]:
+        """``(ref, lo, hi)`` of each thread's share of ``count`` games (one share below ``PARALLEL_MIN``)."""
+        chunks = min(self._work.threads, count) if count >= PARALLEL_MIN else 1
+        return [(self._refs[t], t * count // chunks, (t + 1) * count // chunks) for t in range(chunks)]
 
     def _refuse(self, game: int, action: int) -> None:
         """Raise the ``ValueError`` that explains why ``action`` is illegal in ``game``."""
@@ -233,21 +255,39 @@ class Engine:
         chosen = np.ascontiguousarray(_action_ids(actions, g), dtype=np.int64)
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
         out = np.empty((g, self._obs_dim), dtype=np.float32)
-        flags = (bool(check), rewards, done, truncated, int(self.max_steps or 0))
-        bad = _step_observe(self._ref, self._all, chosen, *flags, out)
+        self._step_observe_into(chosen, check, rewards, done, truncated, out)
+        return StepResult(rewards, done, truncated), out
+
+    def _step_observe_into(
+        self,
+        chosen: np.ndarray,
+        check: bool,
+        rewards: np.ndarray,
+        done: np.ndarray,
+        truncated: np.ndarray,
+        out: np.ndarray,
+    ) -> None:
+        """``step_and_observe`` into arrays the caller owns and reuses (``int64 [G]`` actions, zeroed ``float64
+        [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``); shapes unchecked (the AEC env)."""
+        flags = (bool(check), True, rewards, done, truncated, int(self.max_steps or 0), out)
+        bad = _step_serial(self._ref, self._all, chosen, *flags)
         if bad >= 0:
             self._refuse(int(bad), int(chosen[bad]))
-        return StepResult(rewards, done, truncated), out
 
     def _fill_masks(self, games: np.ndarray) -> None:
         """Compute the masks of those ``games`` that are stale."""
-        if len(games) >= PARALLEL_MIN and self._work.threads > 1:
-            chunks = min(self._work.threads, len(games))
-            args = (self._kstate, self._kspec, games, self._mask, self._stale)
-            masks, hopes, cursor, base, rows = self._work.parallel()
-            batch.masks_parallel(*args, masks, hopes, cursor, base, rows, chunks)
-        else:
+        if len(games) < PARALLEL_MIN:
             _masks_serial(self._ref, games)
+        else:
+            _in_threads(_masks_serial, [(ref, games[lo:hi]) for ref, lo, hi in self._chunk_bounds(len(games))])
+
+    def _first_illegal(self, games: np.ndarray, chosen: np.ndarray) -> int:
+        """The first ``i`` whose action is illegal in game ``games[i]`` (not over), else -1."""
+        self._fill_masks(games)
+        inside = (chosen >= 0) & (chosen < self.num_actions)
+        legal = inside & self._mask[games, np.where(inside, chosen, 0)]
+        legal |= self.state.phase[games] == GAME_OVER
+        return -1 if legal.all() else int(np.argmin(legal))
 
     def step(
         self,
@@ -271,16 +311,15 @@ class Engine:
             chosen = full[stepped]
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
-        results = (rewards, done, truncated, int(self.max_steps or 0))
-        if len(stepped) >= PARALLEL_MIN and self._work.threads > 1:
-            chunks = min(self._work.threads, len(stepped))
-            masks, hopes, cursor, base, rows = self._work.parallel()
-            flags = (bool(check), False, self._mask, self._stale, *results)
-            bad = batch.step_parallel(
-                self._kstate, self._kspec, stepped, chosen, *flags, masks, hopes, cursor, base, rows, chunks
-            )
-        else:
+        results = (rewards, done, truncated, int(self.max_steps or 0), _NO_ROWS)
+        bounds = self._chunk_bounds(len(stepped))
+        if len(bounds) == 1:
             bad = _step_serial(self._ref, stepped, chosen, bool(check), False, *results)
+        else:  # check every game before any is stepped, then step in threads
+            bad = self._first_illegal(stepped, chosen) if check else -1
+            if bad < 0:
+                chunks = [(ref, stepped[lo:hi], chosen[lo:hi], False, False, *results) for ref, lo, hi in bounds]
+                _in_threads(_step_serial, chunks)
         if bad >= 0:
             self._refuse(int(stepped[bad]), int(chosen[bad]))
         if auto_reset:

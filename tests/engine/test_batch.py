@@ -280,3 +280,48 @@ def test_env_max_steps_truncates_every_agent():
         steps += 1
     assert steps == 7
     assert not e.agents
+
+
+def play_threaded_and_alone(rules: Rules, games: int, steps: int) -> None:
+    """A batch large enough to be split over threads plays each step as two smaller (single-threaded) engines do."""
+    from rummy_env.engine.core import PARALLEL_MIN
+
+    assert games >= PARALLEL_MIN > games // 2 + 1
+    seeds = list(range(1000, 1000 + games))
+    whole = Engine(rules, num_games=games, seed=0)
+    halves = [Engine(rules, num_games=len(part), seed=0) for part in (seeds[: games // 2], seeds[games // 2 :])]
+    whole.reset(seeds=seeds)
+    halves[0].reset(seeds=seeds[: games // 2])
+    halves[1].reset(seeds=seeds[games // 2 :])
+    rng = np.random.default_rng(5)
+    for step in range(steps):
+        mask = whole.legal_mask()
+        assert np.array_equal(mask, np.vstack([h.legal_mask() for h in halves])), f"masks differ at step {step}"
+        assert np.array_equal(whole.observe(), np.vstack([h.observe() for h in halves])), f"step {step}: observations"
+        actions = np.where(mask, rng.random(mask.shape), -1).argmax(axis=1)
+        result = whole.step(actions, auto_reset=True)
+        parts = [
+            h.step(a, auto_reset=True)
+            for h, a in zip(halves, (actions[: games // 2], actions[games // 2 :]), strict=True)
+        ]
+        assert np.array_equal(result.rewards, np.vstack([p.rewards for p in parts])), f"step {step}: rewards"
+        assert np.array_equal(result.done, np.concatenate([p.done for p in parts])), f"step {step}: done"
+
+
+@pytest.mark.parametrize("name", ["2p-default", "3p-out-of-turn-min30"])
+def test_threaded_batches_equal_serial_ones(name):
+    play_threaded_and_alone(BATCH_RULES[name], 263, 120)
+
+
+def test_threaded_step_refuses_an_illegal_action_before_stepping_any_game():
+    eng = Engine(Rules(), num_games=300, seed=3)
+    mask = eng.legal_mask()
+    actions = mask.argmax(axis=1)
+    actions[217] = int(np.flatnonzero(~mask[217])[0])
+    before = [engine_state_dict(eng, g) for g in range(300)]
+    with pytest.raises(ValueError, match="illegal action"):
+        eng.step(actions)
+    assert [engine_state_dict(eng, g) for g in range(300)] == before, "a game moved although the batch was refused"
+    actions[217] = mask[217].argmax()
+    eng.step(actions)
+    assert engine_state_dict(eng, 0) != before[0]

@@ -14,12 +14,12 @@ from .conftest import agent, legal_ids, make_env
 
 
 class CountingEngine:
-    """Counts the observations and masks an env has its engine compute (``step_and_observe`` computes both)."""
+    """Counts the observations and masks an env has its engine compute (a step computes both of the next position)."""
 
     def __init__(self, env) -> None:
         self.observe = self.masks = 0
         engine = env.engine
-        observe, legal_mask, step_and_observe = engine.observe, engine.legal_mask, engine.step_and_observe
+        observe, legal_mask, step_and_observe = engine.observe, engine.legal_mask, engine._step_observe_into
 
         def counted_observe(*args, **kwargs):
             self.observe += 1
@@ -34,7 +34,7 @@ class CountingEngine:
             self.masks += 1
             return step_and_observe(*args, **kwargs)
 
-        engine.observe, engine.legal_mask, engine.step_and_observe = counted_observe, counted_mask, counted_step
+        engine.observe, engine.legal_mask, engine._step_observe_into = counted_observe, counted_mask, counted_step
 
 
 def fresh_view(env, seat: int) -> dict:

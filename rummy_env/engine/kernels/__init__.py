@@ -4,8 +4,9 @@ Conventions (every kernel module follows them):
 
 * ``s`` is the state as a ``StateRef`` (``ref.py``: a numba structure of the ``State``
   arrays, each ``[rows, ...]``); ``g`` is the row of one game. Kernels work
-  on one game at a time; only ``batch.py`` loops over games (serially, or split over
-  threads with ``prange`` for large batches) and is called from Python.
+  on one game at a time; only ``batch.py`` loops over games and is called from Python. Its
+  entry points release the GIL: ``Engine`` splits a large batch into one run per thread,
+  each with its own ``EngineRef`` (the same state, its own scratch rows).
 * ``k`` is the ``KernelSpec`` of the rules (``spec.py``) as a ``SpecRef``: every rules switch as an
   int/bool constant plus the static tables. To add a switch: add a field to
   ``KernelSpec`` (set in ``_kernel_spec`` from ``Rules``) and branch on ``k.<field>``
@@ -19,7 +20,9 @@ Conventions (every kernel module follows them):
   ``step.apply_action`` and a mask in ``masks.legal_row``. The observation is written by
   ``observe.observe_row`` in the order of ``engine.observe.obs_layout``.
 * Decorators (``jit.py``): ``@kernel`` (cached, no Python wrapper), ``@inline`` for
-  small helpers; entry points in ``batch.py`` use ``njit(cache=True)``. numba's disk
+  small helpers; entry points in ``batch.py`` use ``njit(cache=True)`` (``nogil=True`` where
+  ``Engine`` runs them on threads). Each entry point costs a pass of LLVM's optimizer over
+  everything it calls, so there are few of them (one step, one mask, one observation entry). numba's disk
   cache keys each function on its own file only, so importing this package first drops
   the cache when any source the kernels compile in has changed (``_SOURCES``).
 """

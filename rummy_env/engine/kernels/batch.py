@@ -1,9 +1,9 @@
-"""Batch entry points: the per-game kernels over many games, serial or split across threads."""
+"""Batch entry points: the per-game kernels over many games (``Engine`` splits large batches over threads)."""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..state import GAME_OVER
 from .cards import begin_draw, push_pile, shuffle_row
@@ -34,20 +34,11 @@ def masks_loop(s, k, games, lo, hi, out, stale, work):
             stale[g] = False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def masks_serial(ref, games):
     """Write the legal actions of those ``games`` that are stale into their rows of the mask of ``ref``."""
     s, k, work, mask, stale = unpack(ref)
     masks_loop(s, k, games, 0, games.shape[0], mask, stale, work)
-
-
-@njit(cache=True, parallel=True)
-def masks_parallel(s, k, games, out, stale, masks, hopes, cursor, base, rows, chunks):
-    """``masks_serial`` split into ``chunks`` runs over threads, each with ``rows`` scratch rows of its own."""
-    count = games.shape[0]
-    for t in prange(chunks):
-        work = (masks, hopes, cursor, base + t * rows)
-        masks_loop(s, k, games, t * count // chunks, (t + 1) * count // chunks, out, stale, work)
 
 
 @kernel
@@ -92,10 +83,11 @@ def step_loop(s, k, games, lo, hi, actions, refresh, mask, stale, rewards, done,
         stale[g] = not refresh
 
 
-@njit(cache=True)
-def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, max_steps):
+@njit(cache=True, nogil=True)
+def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, max_steps, out):
     """Apply ``actions[i]`` in every game ``games[i]`` of ``ref`` not over; returns -1, or the first ``i`` whose
-    action is illegal (``check``: then nothing is applied). ``refresh``: recompute the stepped games' masks at once."""
+    action is illegal (``check``: then nothing is applied). ``refresh``: recompute the stepped games' masks at once;
+    ``out [count, obs_dim]`` (or no rows): then game ``games[i]`` as its seat to act sees it (the AEC env's step)."""
     s, k, work, mask, stale = unpack(ref)
     count = games.shape[0]
     if check:
@@ -103,57 +95,9 @@ def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, m
         if bad < count:
             return bad
     step_loop(s, k, games, 0, count, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work)
+    if out.shape[0] > 0:
+        observe_loop(s, k, games, 0, count, np.full(count, -1), out)
     return -1
-
-
-@njit(cache=True, parallel=True)
-def step_parallel(
-    s,
-    k,
-    games,
-    actions,
-    check,
-    refresh,
-    mask,
-    stale,
-    rewards,
-    done,
-    truncated,
-    max_steps,
-    masks,
-    hopes,
-    cursor,
-    base,
-    rows,
-    chunks,
-):
-    """``step_serial`` split over threads."""
-    count = games.shape[0]
-    if check:
-        bad = np.full(chunks, count)
-        for t in prange(chunks):
-            work = (masks, hopes, cursor, base + t * rows)
-            hi = (t + 1) * count // chunks
-            found = first_illegal(s, k, games, t * count // chunks, hi, actions, mask, stale, work)
-            bad[t] = found if found < hi else count
-        if bad.min() < count:
-            return bad.min()
-    for t in prange(chunks):
-        work = (masks, hopes, cursor, base + t * rows)
-        lo, hi = t * count // chunks, (t + 1) * count // chunks
-        step_loop(s, k, games, lo, hi, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work)
-    return -1
-
-
-@njit(cache=True)
-def step_observe(ref, games, actions, check, rewards, done, truncated, max_steps, out):
-    """``step_serial`` with the stepped games' masks refreshed at once, then ``out[i]``: game ``games[i]`` as its
-    seat to act sees it; one call per step where a few games are driven one decision at a time (the AEC env)."""
-    bad = step_serial(ref, games, actions, check, True, rewards, done, truncated, max_steps)
-    if bad < 0:
-        s, k = ref.state, ref.spec
-        observe_loop(s, k, games, 0, games.shape[0], np.full(games.shape[0], -1), out)
-    return bad
 
 
 @kernel
@@ -165,19 +109,11 @@ def observe_loop(s, k, games, lo, hi, seats, out):
         observe_row(s, k, games[i], seat, out[i])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def observe_games(ref, games, seats, out):
     """``out[i]``: game ``games[i]`` of ``ref`` as seen from ``seats[i]`` (-1: the seat to act)."""
     s, k = ref.state, ref.spec
     observe_loop(s, k, games, 0, games.shape[0], seats, out)
-
-
-@njit(cache=True, parallel=True)
-def observe_parallel(s, k, games, seats, out, chunks):
-    """``observe_games`` split into ``chunks`` runs over threads."""
-    count = games.shape[0]
-    for t in prange(chunks):
-        observe_loop(s, k, games, t * count // chunks, (t + 1) * count // chunks, seats, out)
 
 
 @njit(cache=True)

@@ -32,10 +32,6 @@ class Work:
         self.hopes = np.zeros((total, width), dtype=bool)
         self.cursor = np.zeros(total, dtype=np.int64)
 
-    def serial(self) -> tuple:
-        """The scratch of one thread, as the serial kernels take it."""
-        return (self.masks, self.hopes, self.cursor, self.games)
-
-    def parallel(self) -> tuple:
-        """The scratch of every thread, as the parallel kernels take it (then the number of chunks)."""
-        return (self.masks, self.hopes, self.cursor, self.games, self.rows)
+    def scratch(self, thread: int = 0) -> tuple:
+        """The scratch of ``thread``, as the kernels take it (``work``)."""
+        return (self.masks, self.hopes, self.cursor, self.games + thread * self.rows)
