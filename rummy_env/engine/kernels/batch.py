@@ -7,7 +7,7 @@ from numba import njit
 
 from ..state import GAME_OVER
 from .cards import begin_draw, push_pile, shuffle_row
-from .jit import borrowed, kernel
+from .jit import borrowed, inline
 from .masks import callable_depths, legal_row, pile_melds
 from .observe import observe_row
 from .ref import unpack
@@ -23,7 +23,7 @@ def reset_games(s, k, games, seeds):
         new_game(s, k, games[i], seeds[i])
 
 
-@kernel
+@inline
 def masks_loop(s, k, games, lo, hi, out, stale, work):
     """Write the legal actions of ``games[lo:hi]`` that are ``stale`` into their rows of ``out [G, A]``."""
     s, k, out, work = borrowed((s, k, out, work))
@@ -41,7 +41,7 @@ def masks_serial(ref, games):
     masks_loop(s, k, games, 0, games.shape[0], mask, stale, work)
 
 
-@kernel
+@inline
 def step_game(s, k, g, action, rewards, work):
     """Apply ``action`` in game ``g``, then end the hand if it is over; ``rewards [N]`` accumulate."""
     ended = apply_action(s, k, g, action, work)
@@ -50,7 +50,7 @@ def step_game(s, k, g, action, rewards, work):
     s.steps[g] += 1
 
 
-@kernel
+@inline
 def first_illegal(s, k, games, lo, hi, actions, mask, stale, work):
     """The first ``i`` in ``lo..hi-1`` whose action is illegal in game ``games[i]`` (not over), else ``hi``."""
     s, k, mask, work = borrowed((s, k, mask, work))
@@ -66,7 +66,7 @@ def first_illegal(s, k, games, lo, hi, actions, mask, stale, work):
     return hi
 
 
-@kernel
+@inline
 def step_loop(s, k, games, lo, hi, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work):
     """Step each game ``games[i]`` (``lo <= i < hi``, not over), set its done and truncated flags, and refresh its
     mask (or mark it stale)."""
@@ -100,7 +100,7 @@ def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, m
     return -1
 
 
-@kernel
+@inline
 def observe_loop(s, k, games, lo, hi, seats, out):
     """``out[i]`` for ``lo <= i < hi``: game ``games[i]`` as seen from ``seats[i]`` (-1: the seat to act)."""
     s, k, out = borrowed((s, k, out))

@@ -177,7 +177,7 @@ def callable_depths(s, k, g, out):
         out[d] = meld_ok[d] or lay_ok[d]
 
 
-@kernel
+@inline
 def draw_mask(s, k, g, row, work):
     """The draw phase: draw, stop, take D."""
     seat = s.current[g]

@@ -99,7 +99,7 @@ def no_call(s, k, g, work):
         begin_draw(s, k, g, seat_after(k, s.discarder[g], 1))
 
 
-@kernel
+@inline
 def open_rummy_window(s, k, g, work):
     """After a discard: ask the players who can call "Rummy!", nearest the discarder first, else next draws."""
     players = k.players
@@ -133,7 +133,7 @@ def open_rummy_window(s, k, g, work):
     s.current[g] = queue[0]
 
 
-@kernel
+@inline
 def discard(s, k, g, card, work):
     """Discard ``card``; the hand ends if it was the last, else a "Rummy!" window may open."""
     seat = s.current[g]
@@ -197,7 +197,7 @@ def after_lay_off(s, k, g, passed):
     return PLAYING if lay_off_goes_on(s, k, g, passed) else s.discarder[g]
 
 
-@kernel
+@inline
 def apply_action(s, k, g, action, work):
     """Apply one legal action; returns ``PLAYING``, or who went out (-1: nobody) when the hand ends."""
     kind, arg = k.act_kind[action], k.act_arg[action]

@@ -15,7 +15,7 @@ from ...actions import JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_JOKER, LAYOF
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ..state import LAY_OFF_PHASE, NOBODY, OUT_OF_TURN_PHASE
 from .cards import begin_draw, hand_total
-from .jit import kernel
+from .jit import inline, kernel
 from .search import (
     column_action,
     column_cards,
@@ -102,7 +102,7 @@ def placed_out_of_turn(s, k, g, points, work):
         pass_out_of_turn(s, k, g, work)
 
 
-@kernel
+@inline
 def out_of_turn_mask(s, k, g, row, work):
     """The window's placements, and ``pass`` once the minimum is met or nothing was put down."""
     seat = s.current[g]
