@@ -9,6 +9,7 @@ import pytest
 
 import rummy_env
 from rummy_env import Engine, Rules
+from rummy_env.engine.core import PARALLEL_MIN
 
 from .conftest import dealt_hand_size, engine_state_dict, make_env
 
@@ -284,8 +285,6 @@ def test_env_max_steps_truncates_every_agent():
 
 def play_threaded_and_alone(rules: Rules, games: int, steps: int) -> None:
     """A batch large enough to be split over threads plays each step as two smaller (single-threaded) engines do."""
-    from rummy_env.engine.core import PARALLEL_MIN
-
     assert games >= PARALLEL_MIN > games // 2 + 1
     seeds = list(range(1000, 1000 + games))
     whole = Engine(rules, num_games=games, seed=0)
@@ -310,18 +309,19 @@ def play_threaded_and_alone(rules: Rules, games: int, steps: int) -> None:
 
 @pytest.mark.parametrize("name", ["2p-default", "3p-out-of-turn-min30"])
 def test_threaded_batches_equal_serial_ones(name):
-    play_threaded_and_alone(BATCH_RULES[name], 263, 120)
+    play_threaded_and_alone(BATCH_RULES[name], PARALLEL_MIN + 7, 100)
 
 
 def test_threaded_step_refuses_an_illegal_action_before_stepping_any_game():
-    eng = Engine(Rules(), num_games=300, seed=3)
+    games = PARALLEL_MIN + 44
+    eng = Engine(Rules(), num_games=games, seed=3)
     mask = eng.legal_mask()
     actions = mask.argmax(axis=1)
-    actions[217] = int(np.flatnonzero(~mask[217])[0])
-    before = [engine_state_dict(eng, g) for g in range(300)]
+    actions[900] = int(np.flatnonzero(~mask[900])[0])
+    before = [engine_state_dict(eng, g) for g in range(games)]
     with pytest.raises(ValueError, match="illegal action"):
         eng.step(actions)
-    assert [engine_state_dict(eng, g) for g in range(300)] == before, "a game moved although the batch was refused"
-    actions[217] = mask[217].argmax()
+    assert [engine_state_dict(eng, g) for g in range(games)] == before, "a game moved although the batch was refused"
+    actions[900] = mask[900].argmax()
     eng.step(actions)
     assert engine_state_dict(eng, 0) != before[0]
