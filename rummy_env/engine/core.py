@@ -243,7 +243,8 @@ class Engine:
         """Raise the ``ValueError`` that explains why ``action`` is illegal in ``game``."""
         from .explain import explain_illegal
 
-        raise ValueError(explain_illegal(self.spec, self.state, game, action))
+        where = f"game {game}: " if self.num_games > 1 else ""
+        raise ValueError(where + explain_illegal(self.spec, self.state, game, action))
 
     def step_and_observe(
         self, actions: Sequence[int] | np.ndarray, check: bool = True

@@ -431,7 +431,7 @@ def test_engine_rejects_bad_action_batches():
     with pytest.raises(ValueError, match="actions"):
         eng.step(np.array([0.0, 0.0, 0.0]))
     pass_id = make_env(Rules()).action_from_str("pass")
-    with pytest.raises(ValueError, match="pass"):
+    with pytest.raises(ValueError, match=r"^game 1: illegal action 'pass'"):
         eng.step([0, pass_id, 0])
 
 

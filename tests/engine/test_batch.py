@@ -319,7 +319,7 @@ def test_threaded_step_refuses_an_illegal_action_before_stepping_any_game():
     actions = mask.argmax(axis=1)
     actions[900] = int(np.flatnonzero(~mask[900])[0])
     before = [engine_state_dict(eng, g) for g in range(games)]
-    with pytest.raises(ValueError, match="illegal action"):
+    with pytest.raises(ValueError, match=r"^game 900: illegal action"):
         eng.step(actions)
     assert [engine_state_dict(eng, g) for g in range(games)] == before, "a game moved although the batch was refused"
     actions[900] = mask[900].argmax()
