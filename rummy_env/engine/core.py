@@ -314,18 +314,18 @@ class Engine:
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
         results = (rewards, done, truncated, int(self.max_steps or 0), _NO_ROWS)
-        bounds = self._chunk_bounds(len(stepped))
-        if len(bounds) == 1:
+        if len(stepped) < PARALLEL_MIN:
             bad = _step_serial(self._ref, stepped, chosen, bool(check), False, *results)
         else:  # check every game before any is stepped, then step in threads
             bad = self._first_illegal(stepped, chosen) if check else -1
             if bad < 0:
+                bounds = self._chunk_bounds(len(stepped))
                 chunks = [(ref, stepped[lo:hi], chosen[lo:hi], False, False, *results) for ref, lo, hi in bounds]
                 _in_threads(_step_serial, chunks)
         if bad >= 0:
             self._refuse(int(stepped[bad]), int(chosen[bad]))
         if auto_reset:
-            ended = np.flatnonzero(done | truncated)
+            ended = (done | truncated).nonzero()[0]
             if len(ended):
                 self.reset(games=ended)
         if games is None:
