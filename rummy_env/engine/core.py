@@ -46,14 +46,15 @@ _observe_serial = _FixedTypes(batch.observe_games)
 _NO_ROWS = np.zeros((0, 0), dtype=np.float32)  # ``out`` of a step that observes nothing
 
 
-def _in_threads(run: Callable[..., int], chunks: list[tuple]) -> list[int]:
-    """``run(*chunk)`` for every chunk, the first on this thread and the others on the pool; their results."""
+def _in_threads(run: Callable[..., Any], chunks: list[tuple]) -> None:
+    """``run(*chunk)`` for every chunk, the first on this thread and the others on the pool, until all are done."""
     global _pool
     if _pool is None:
         _pool = ThreadPoolExecutor(max(numba.config.NUMBA_NUM_THREADS - 1, 1), "rummy-env")  # type: ignore[attr-defined]
     later = [_pool.submit(run, *chunk) for chunk in chunks[1:]]
-    first = run(*chunks[0])
-    return [first, *(future.result() for future in later)]
+    run(*chunks[0])
+    for future in later:
+        future.result()
 
 
 class StepResult(NamedTuple):
@@ -235,8 +236,8 @@ class Engine:
         return out
 
     def _chunk_bounds(self, count: int) -> list[tuple[Any, int, int]]:
-        """``(ref, lo, hi)`` of each thread's share of ``count`` games (one share below ``PARALLEL_MIN``)."""
-        chunks = min(self._work.threads, count) if count >= PARALLEL_MIN else 1
+        """``(ref, lo, hi)`` of each thread's share of ``count`` games (callers go serial below ``PARALLEL_MIN``)."""
+        chunks = min(self._work.threads, count)
         return [(self._refs[t], t * count // chunks, (t + 1) * count // chunks) for t in range(chunks)]
 
     def _refuse(self, game: int, action: int) -> None:

@@ -19,7 +19,7 @@ class CountingEngine:
     def __init__(self, env) -> None:
         self.observe = self.masks = 0
         engine = env.engine
-        observe, legal_mask, step_and_observe = engine.observe, engine.legal_mask, engine._step_observe_into
+        observe, legal_mask, step_into = engine.observe, engine.legal_mask, engine._step_observe_into
 
         def counted_observe(*args, **kwargs):
             self.observe += 1
@@ -32,7 +32,7 @@ class CountingEngine:
         def counted_step(*args, **kwargs):
             self.observe += 1
             self.masks += 1
-            return step_and_observe(*args, **kwargs)
+            return step_into(*args, **kwargs)
 
         engine.observe, engine.legal_mask, engine._step_observe_into = counted_observe, counted_mask, counted_step
 
