@@ -24,10 +24,10 @@ def reset_games(s, k, games, seeds):
 
 
 @inline
-def masks_loop(s, k, games, lo, hi, out, stale, work):
-    """Write the legal actions of ``games[lo:hi]`` that are ``stale`` into their rows of ``out [G, A]``."""
+def masks_loop(s, k, games, out, stale, work):
+    """Write the legal actions of those ``games`` that are ``stale`` into their rows of ``out [G, A]``."""
     s, k, out, work = borrowed((s, k, out, work))
-    for i in range(lo, hi):
+    for i in range(games.shape[0]):
         g = games[i]
         if stale[g]:
             legal_row(s, k, g, out[g], work)
@@ -38,7 +38,7 @@ def masks_loop(s, k, games, lo, hi, out, stale, work):
 def masks_serial(ref, games):
     """Write the legal actions of those ``games`` that are stale into their rows of the mask of ``ref``."""
     s, k, work, mask, stale = unpack(ref)
-    masks_loop(s, k, games, 0, games.shape[0], mask, stale, work)
+    masks_loop(s, k, games, mask, stale, work)
 
 
 @inline
@@ -51,10 +51,10 @@ def step_game(s, k, g, action, rewards, work):
 
 
 @inline
-def first_illegal(s, k, games, lo, hi, actions, mask, stale, work):
-    """The first ``i`` in ``lo..hi-1`` whose action is illegal in game ``games[i]`` (not over), else ``hi``."""
+def first_illegal(s, k, games, actions, mask, stale, work):
+    """The first ``i`` whose action is illegal in game ``games[i]`` (not over), else ``len(games)``."""
     s, k, mask, work = borrowed((s, k, mask, work))
-    for i in range(lo, hi):
+    for i in range(games.shape[0]):
         g = games[i]
         if s.phase[g] == GAME_OVER:
             continue
@@ -63,15 +63,15 @@ def first_illegal(s, k, games, lo, hi, actions, mask, stale, work):
             stale[g] = False
         if not (0 <= actions[i] < mask.shape[1] and mask[g, actions[i]]):
             return i
-    return hi
+    return games.shape[0]
 
 
 @inline
-def step_loop(s, k, games, lo, hi, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work):
-    """Step each game ``games[i]`` (``lo <= i < hi``, not over), set its done and truncated flags, and refresh its
-    mask (or mark it stale)."""
+def step_loop(s, k, games, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work):
+    """Step each game ``games[i]`` (not over), set its done and truncated flags, and refresh its mask (or mark it
+    stale)."""
     s, k, mask, rewards, work = borrowed((s, k, mask, rewards, work))
-    for i in range(lo, hi):
+    for i in range(games.shape[0]):
         g = games[i]
         if s.phase[g] == GAME_OVER:
             continue
@@ -91,20 +91,20 @@ def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, m
     s, k, work, mask, stale = unpack(ref)
     count = games.shape[0]
     if check:
-        bad = first_illegal(s, k, games, 0, count, actions, mask, stale, work)
+        bad = first_illegal(s, k, games, actions, mask, stale, work)
         if bad < count:
             return bad
-    step_loop(s, k, games, 0, count, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work)
+    step_loop(s, k, games, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work)
     if out.shape[0] > 0:
-        observe_loop(s, k, games, 0, count, np.full(count, -1), out)
+        observe_loop(s, k, games, np.full(count, -1), out)
     return -1
 
 
 @inline
-def observe_loop(s, k, games, lo, hi, seats, out):
-    """``out[i]`` for ``lo <= i < hi``: game ``games[i]`` as seen from ``seats[i]`` (-1: the seat to act)."""
+def observe_loop(s, k, games, seats, out):
+    """``out[i]``: game ``games[i]`` as seen from ``seats[i]`` (-1: the seat to act)."""
     s, k, out = borrowed((s, k, out))
-    for i in range(lo, hi):
+    for i in range(games.shape[0]):
         seat = seats[i] if seats[i] >= 0 else s.current[games[i]]
         observe_row(s, k, games[i], seat, out[i])
 
@@ -113,7 +113,7 @@ def observe_loop(s, k, games, lo, hi, seats, out):
 def observe_games(ref, games, seats, out):
     """``out[i]``: game ``games[i]`` of ``ref`` as seen from ``seats[i]`` (-1: the seat to act)."""
     s, k = ref.state, ref.spec
-    observe_loop(s, k, games, 0, games.shape[0], seats, out)
+    observe_loop(s, k, games, seats, out)
 
 
 @njit(cache=True)
