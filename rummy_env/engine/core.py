@@ -250,11 +250,9 @@ class Engine:
     def step_and_observe(
         self, actions: Sequence[int] | np.ndarray, check: bool = True
     ) -> tuple[StepResult, np.ndarray]:
-        """``step`` of every game (fewer than ``PARALLEL_MIN``), then their masks and the observation of each game's
-        seat to act, in one compiled call: the cheapest way to drive a game one decision at a time."""
+        """``step`` of every game, then their masks and the observation of each game's seat to act, in one compiled
+        pass per game (per thread from ``PARALLEL_MIN`` games): the cheapest way to drive games decision by decision."""
         g, n = self.num_games, self.num_players
-        if g >= PARALLEL_MIN:
-            raise ValueError(f"step_and_observe drives fewer than {PARALLEL_MIN} games; this engine has {g}")
         chosen = np.ascontiguousarray(_action_ids(actions, g), dtype=np.int64)
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
         out = np.empty((g, self._obs_dim), dtype=np.float32)
@@ -272,10 +270,25 @@ class Engine:
     ) -> None:
         """``step_and_observe`` into arrays the caller owns and reuses (``int64 [G]`` actions, zeroed ``float64
         [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``); shapes unchecked (the AEC env)."""
-        flags = (bool(check), True, rewards, done, truncated, int(self.max_steps or 0), out)
-        bad = _step_serial(self._ref, self._all, chosen, *flags)
+        results = (rewards, done, truncated, int(self.max_steps or 0))
+        if self.num_games < PARALLEL_MIN:
+            bad = _step_serial(self._ref, self._all, chosen, bool(check), True, *results, out)
+        else:
+            bad = self._first_illegal(self._all, chosen) if check else -1
+            if bad < 0:
+                self._step_in_threads(self._all, chosen, True, results, out)
         if bad >= 0:
             self._refuse(int(bad), int(chosen[bad]))
+
+    def _step_in_threads(
+        self, games: np.ndarray, chosen: np.ndarray, refresh: bool, results: tuple, out: np.ndarray
+    ) -> None:
+        """Step ``games`` (already checked) on the threads, each its share; ``out``: observe them too (or no rows)."""
+        chunks = [
+            (ref, games[lo:hi], chosen[lo:hi], False, refresh, *results, out[lo:hi] if len(out) else out)
+            for ref, lo, hi in self._chunk_bounds(len(games))
+        ]
+        _in_threads(_step_serial, chunks)
 
     def _fill_masks(self, games: np.ndarray) -> None:
         """Compute the masks of those ``games`` that are stale."""
@@ -314,15 +327,13 @@ class Engine:
             chosen = full[stepped]
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
-        results = (rewards, done, truncated, int(self.max_steps or 0), _NO_ROWS)
+        results = (rewards, done, truncated, int(self.max_steps or 0))
         if len(stepped) < PARALLEL_MIN:
-            bad = _step_serial(self._ref, stepped, chosen, bool(check), False, *results)
+            bad = _step_serial(self._ref, stepped, chosen, bool(check), False, *results, _NO_ROWS)
         else:  # check every game before any is stepped, then step in threads
             bad = self._first_illegal(stepped, chosen) if check else -1
             if bad < 0:
-                bounds = self._chunk_bounds(len(stepped))
-                chunks = [(ref, stepped[lo:hi], chosen[lo:hi], False, False, *results) for ref, lo, hi in bounds]
-                _in_threads(_step_serial, chunks)
+                self._step_in_threads(stepped, chosen, False, results, _NO_ROWS)
         if bad >= 0:
             self._refuse(int(stepped[bad]), int(chosen[bad]))
         if auto_reset:

@@ -150,15 +150,17 @@ def test_engine_matches_the_aec_env():
         assert engine_state_dict(eng, 0) == env.state_dict()
 
 
+@pytest.mark.parametrize("games", [3, PARALLEL_MIN + 5])
 @pytest.mark.parametrize("name", ["2p-default", "3p-out-of-turn-min30"])
-def test_step_and_observe_equals_step_then_legal_mask_and_observe(name):
-    """One compiled call gives what ``step``, ``legal_mask`` and ``observe`` give on a twin engine."""
+def test_step_and_observe_equals_step_then_legal_mask_and_observe(name, games):
+    """One compiled call (on threads for a large batch) gives what ``step``, ``legal_mask`` and ``observe`` give on
+    a twin engine."""
     rules = BATCH_RULES[name]
-    fused, plain = Engine(rules, num_games=3, seed=5), Engine(rules, num_games=3, seed=5)
+    fused, plain = Engine(rules, num_games=games, seed=5), Engine(rules, num_games=games, seed=5)
     rng = np.random.default_rng(5)
     for _ in range(300):
         mask = plain.legal_mask()
-        if mask.any(axis=1).sum() < 3:
+        if mask.any(axis=1).sum() < games:
             break
         actions = np.where(mask, rng.random(mask.shape), -1).argmax(axis=1)
         result, seen = fused.step_and_observe(actions)
@@ -172,7 +174,7 @@ def test_step_and_observe_equals_step_then_legal_mask_and_observe(name):
     live = int(np.flatnonzero(fused.legal_mask().any(axis=1))[0])
     refused = int(np.flatnonzero(~fused.legal_mask()[live])[0])
     with pytest.raises(ValueError, match="illegal action"):
-        fused.step_and_observe(np.full(3, refused))
+        fused.step_and_observe(np.full(games, refused))
 
 
 # --------------------------------------------------------------------------- auto-reset
