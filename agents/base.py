@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 import numpy as np
+from numba import njit
 
 from rummy_env.actions import PASS, POWER
 from rummy_env.engine import Engine
@@ -13,6 +15,7 @@ from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, POWER_PHAS
 
 _SALT = np.uint64(0xA5E17)
 MELD_BONUS, LAYOFF_BONUS, JOKER_BONUS = 3000.0, 2000.0, 1000.0  # play-phase score tiers above any discard
+Scorer = Callable[[Engine, np.ndarray, np.ndarray], np.ndarray]  # (engine, games, mask) -> float [n, A] preferences
 
 
 class Agent(ABC):
@@ -46,19 +49,29 @@ class HeuristicAgent(Agent):
         """The best-scored legal action in each game."""
         games = np.asarray(games, dtype=np.int64)
         actions = np.zeros(len(games), dtype=np.int64)
-        phase = engine.state.phase[games]
-        scorers = ((DRAW_PHASE, self.score_draw), (PLAY_PHASE, self.score_play), (RUMMY_PHASE, self.score_rummy))
-        for value, scorer in scorers:
-            rows = np.flatnonzero(phase == value)
-            if len(rows):
-                actions[rows] = best_legal(scorer(engine, games[rows], mask[rows]), mask[rows])
-        rows = np.flatnonzero((phase > GAME_OVER) & (phase != POWER_PHASE))
-        if len(rows):
-            actions[rows] = best_legal(self.score_window(engine, games[rows], mask[rows]), mask[rows])
-        rows = np.flatnonzero(phase == POWER_PHASE)
-        if len(rows):
-            actions[rows] = best_legal(self.score_power(engine, games[rows], mask[rows]), mask[rows])
+        for rows, scorer in self.phase_rows(engine.state.phase[games]):
+            if len(rows) == len(games):  # one phase in every game: no row copies
+                return best_legal(scorer(engine, games, mask), mask)
+            legal = mask[rows]
+            actions[rows] = best_legal(scorer(engine, games[rows], legal), legal)
         return actions
+
+    def phase_rows(self, phase: np.ndarray) -> list[tuple[np.ndarray, Scorer]]:
+        """The rows in each decision phase (ascending), with that phase's scorer; game-over rows are left out."""
+        order = np.argsort(phase, kind="stable")
+        bounds = np.searchsorted(phase[order], np.arange(POWER_PHASE + 2))
+        return [
+            (order[bounds[value] : bounds[value + 1]], self.scorer(value))
+            for value in range(POWER_PHASE + 1)
+            if value != GAME_OVER and bounds[value + 1] > bounds[value]
+        ]
+
+    def scorer(self, phase: int) -> Scorer:
+        """The scorer of a decision phase: draw, play, "Rummy!" window, the power, or the variants' windows."""
+        by_phase = {DRAW_PHASE: self.score_draw, PLAY_PHASE: self.score_play, RUMMY_PHASE: self.score_rummy}
+        if phase == POWER_PHASE:
+            return self.score_power
+        return by_phase.get(phase, self.score_window)
 
     @abstractmethod
     def score_draw(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -87,8 +100,28 @@ class HeuristicAgent(Agent):
 
 def best_legal(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``int64 [n]`` the legal action of highest score in each row (lowest id on ties; a legal one always)."""
-    legal = np.where(mask, np.maximum(scores, np.finfo(np.float64).min), -np.inf)
-    return np.argmax(legal, axis=1).astype(np.int64)
+    return _best_legal(np.ascontiguousarray(scores), np.ascontiguousarray(mask))
+
+
+@njit(cache=True)
+def _best_legal(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``best_legal`` in one pass: ``argmax`` of the legal scores (floored at the lowest float), ``-inf`` elsewhere;
+    the first NaN wins, as in numpy."""
+    out = np.zeros(scores.shape[0], dtype=np.int64)
+    lowest = np.finfo(np.float64).min
+    for i in range(scores.shape[0]):
+        best = -np.inf
+        for j in range(scores.shape[1]):
+            if not mask[i, j]:
+                continue
+            value = np.float64(scores[i, j])
+            if np.isnan(value):
+                out[i] = j
+                break
+            value = max(value, lowest)
+            if value > best:
+                best, out[i] = value, j
+    return out
 
 
 def game_uniforms(engine: Engine, games: np.ndarray, seed: int, size: int) -> np.ndarray:

@@ -8,6 +8,7 @@ from legacy_heuristics import LegacyGreedy, LegacyStrategic
 from legacy_heuristics import plan_hands as legacy_plan_hands
 from legacy_heuristics import table_accepts as legacy_table_accepts
 
+from agents.base import best_legal
 from agents.features import plan_hands
 from agents.greedy import GreedyAgent
 from agents.kernels import pairwise_sum
@@ -99,3 +100,17 @@ def test_plans_match_on_random_hands():
 def test_pairwise_sum_adds_in_numpy_order(n):
     terms = np.random.default_rng(n).random(n) * 10.0 ** np.random.default_rng(n + 1).integers(-8, 8, n)
     assert pairwise_sum(terms) == terms.sum()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_best_legal_matches_masked_argmax(dtype):
+    rng = np.random.default_rng(7)
+    scores = rng.integers(-3, 3, size=(400, 37)).astype(dtype)
+    odd = rng.random(scores.shape)
+    scores[odd < 0.1] = -np.inf
+    scores[odd > 0.99] = np.nan
+    scores[:50] = -np.inf
+    mask = rng.random(scores.shape) < 0.3
+    mask[:5] = False
+    expected = np.argmax(np.where(mask, np.maximum(scores, np.finfo(np.float64).min), -np.inf), axis=1)
+    np.testing.assert_array_equal(best_legal(scores, mask), expected)
