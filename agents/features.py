@@ -54,6 +54,7 @@ class PlanTables:
     values: np.ndarray  # float32 [53] card values in hand
     partners: np.ndarray  # int64 [53, 6, 2] the two other cards of each enabled pattern of a card (-1 pad)
     accepts: np.ndarray  # int64 [P, 2] the cards a fresh meld of each pattern accepts (-1 pad)
+    pattern_bits: np.ndarray  # uint64 [P] the natural cards of each pattern, one bit per card
 
     @property
     def planner(self) -> tuple:
@@ -67,6 +68,7 @@ class PlanTables:
             self.accept_group,
             self.neighbours,
             self.values,
+            self.pattern_bits,
         )
 
 
@@ -107,6 +109,7 @@ def plan_tables(rules: Rules) -> PlanTables:
         values=table.values.astype(np.float32),
         partners=table.partners.astype(np.int64),
         accepts=_accepted_cards(accept_run | accept_group),
+        pattern_bits=_pattern_bits(table.cards),
     )
 
 
@@ -116,6 +119,14 @@ def _accepted_cards(accept: np.ndarray) -> np.ndarray:
         cards = np.flatnonzero(row)
         out[p, : len(cards)] = cards
     return out
+
+
+def _pattern_bits(cards: np.ndarray) -> np.ndarray:
+    bits = np.zeros(len(cards), dtype=np.uint64)
+    for p, row in enumerate(cards):
+        for card in row[(row >= 0) & (row < NUM_NATURAL)]:
+            bits[p] |= np.uint64(1) << np.uint64(card)
+    return bits
 
 
 @lru_cache(maxsize=64)

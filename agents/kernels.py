@@ -69,6 +69,18 @@ def _pattern_gain(hand, cards, card_points, joker_value, p):
 
 
 @njit(cache=True)
+def _partners_held(hand, partners, c):
+    """The held cards sharing an enabled meld pattern with the natural card ``c``."""
+    total = 0
+    for k in range(partners.shape[1]):
+        a, b = partners[c, k, 0], partners[c, k, 1]
+        if a < 0:
+            break
+        total += (hand[a] > 0) + (hand[b] > 0)
+    return total
+
+
+@njit(cache=True)
 def _connections_one(hand, partners, out):
     """Fill ``out [53]``: per card, the held cards sharing an enabled meld pattern with it (jokers: 99)."""
     for c in range(NUM_KINDS):
@@ -92,15 +104,45 @@ def connections(hands, partners):
 
 
 @njit(cache=True)
+def _held_bits(hand):
+    """``uint64`` the natural cards held, one bit per card (as ``PlanTables.pattern_bits``)."""
+    held = np.uint64(0)
+    for c in range(NUM_KINDS - 1):
+        if hand[c] > 0:
+            held |= np.uint64(1) << np.uint64(c)
+    return held
+
+
+@njit(cache=True)
 def _plan_one(
-    hand, run, group, joker, cards, card_points, joker_value, max_lacking, accept_run, accept_group, neighbours, values
+    hand,
+    table_run,
+    table_group,
+    joker,
+    cards,
+    card_points,
+    joker_value,
+    max_lacking,
+    accept_run,
+    accept_group,
+    neighbours,
+    values,
+    pattern_bits,
+    lay,
 ):
-    """Plan one hand in place (``hand`` ends as the leftovers; ``run``/``group`` grow); returns its points."""
+    """Plan one hand in place (``hand`` ends as the leftovers); returns its points. ``lay``: scratch ``bool [4, 53]``
+    (what the table and the planned melds take, on runs and groups, and the cards laid off in a pass)."""
+    run, group, on_run, laid = lay[0], lay[1], lay[2], lay[3]
+    run[:] = table_run
+    group[:] = table_group
     points = 0
     while True:
         best, best_pref, best_lacking, best_points = -1, 0, 0, 0
         jokers = hand[JOKER]
+        held = _held_bits(hand)
         for p in range(cards.shape[0]):
+            if jokers == 0 and (pattern_bits[p] & ~held) != np.uint64(0):  # a card missing and no joker: out of reach
+                continue
             gain, lacking = _pattern_gain(hand, cards, card_points, joker_value, p)
             if lacking > min(jokers, max_lacking[p]):
                 continue
@@ -118,8 +160,6 @@ def _plan_one(
             run[c] |= accept_run[best, c]
             group[c] |= accept_group[best, c]
         joker = True
-    on_run = np.zeros(NUM_KINDS, dtype=np.bool_)
-    laid = np.zeros(NUM_KINDS, dtype=np.bool_)
     while True:
         any_laid = False
         for c in range(NUM_KINDS):
@@ -145,17 +185,30 @@ def _plan_one(
 
 @njit(cache=True)
 def plan_hands(
-    hands, run, group, joker, cards, card_points, joker_value, max_lacking, accept_run, accept_group, neighbours, values
+    hands,
+    run,
+    group,
+    joker,
+    cards,
+    card_points,
+    joker_value,
+    max_lacking,
+    accept_run,
+    accept_group,
+    neighbours,
+    values,
+    pattern_bits,
 ):
     """``(points float32 [n], rest int16 [n, 53])``: each hand split greedily into melds, lay-offs and leftovers."""
     n = hands.shape[0]
     rest = hands.astype(np.int16)
     points = np.zeros(n, dtype=np.float32)
+    lay = np.zeros((4, NUM_KINDS), dtype=np.bool_)
     for g in range(n):
         points[g] = _plan_one(
             rest[g],
-            run[g].copy(),
-            group[g].copy(),
+            run[g],
+            group[g],
             joker[g],
             cards,
             card_points,
@@ -165,18 +218,22 @@ def plan_hands(
             accept_group,
             neighbours,
             values,
+            pattern_bits,
+            lay,
         )
     return points, rest
 
 
 @njit(cache=True)
-def _worth_one(points, rest, partners, values, weights, conn, terms):
-    """A planned hand's worth (``StrategicAgent.worth``); ``conn`` and ``terms`` are scratch rows."""
+def _worth_one(points, rest, partners, values, weights, terms):
+    """A planned hand's worth (``StrategicAgent.worth``); ``terms`` is a scratch row."""
     deadwood, partial, card_cost, out_bonus = weights[0], weights[1], weights[2], weights[3]
-    _connections_one(rest, partners, conn)
     size = 0
     for c in range(NUM_KINDS):
-        share = 1.0 if conn[c] <= 0 else 1.0 - partial
+        terms[c] = 0.0
+        if rest[c] == 0:  # nothing at risk, whatever its partners
+            continue
+        share = 1.0 if c != JOKER and _partners_held(rest, partners, c) <= 0 else 1.0 - partial
         terms[c] = np.float64(np.float32(rest[c]) * values[c]) * share
         size += rest[c]
     at_risk = pairwise_sum(terms)
@@ -189,10 +246,9 @@ def worth(points, rest, partners, values, weights):
     """``float64 [n]`` planned hands' worth: points, less leftovers at risk and carried, plus going out."""
     n = len(points)
     out = np.zeros(n, dtype=np.float64)
-    conn = np.zeros(NUM_KINDS, dtype=np.float32)
     terms = np.zeros(NUM_KINDS, dtype=np.float64)
     for g in range(n):
-        out[g] = _worth_one(points[g], rest[g], partners, values, weights, conn, terms)
+        out[g] = _worth_one(points[g], rest[g], partners, values, weights, terms)
     return out
 
 
@@ -213,6 +269,7 @@ def pile_gains(
     accept_group,
     neighbours,
     values,
+    pattern_bits,
     partners,
     weights,
 ):
@@ -221,16 +278,16 @@ def pile_gains(
     gains = np.full((n, depths), -np.inf, dtype=np.float32)
     hand = np.zeros(NUM_KINDS, dtype=np.int16)
     taken = np.zeros(NUM_KINDS, dtype=np.int16)
-    conn = np.zeros(NUM_KINDS, dtype=np.float32)
     terms = np.zeros(NUM_KINDS, dtype=np.float64)
+    lay = np.zeros((4, NUM_KINDS), dtype=np.bool_)
     for g in range(n):
         if not legal[g].any():
             continue
         hand[:] = hands[g]
         points = _plan_one(
             hand,
-            run[g].copy(),
-            group[g].copy(),
+            run[g],
+            group[g],
             joker[g],
             cards,
             card_points,
@@ -240,8 +297,10 @@ def pile_gains(
             accept_group,
             neighbours,
             values,
+            pattern_bits,
+            lay,
         )
-        before = _worth_one(np.float32(points), hand, partners, values, weights, conn, terms)
+        before = _worth_one(np.float32(points), hand, partners, values, weights, terms)
         taken[:] = 0
         for d in range(depths):
             at = pile_len[g] - 1 - d
@@ -253,8 +312,8 @@ def pile_gains(
                 hand[c] = hands[g, c] + taken[c]
             points = _plan_one(
                 hand,
-                run[g].copy(),
-                group[g].copy(),
+                run[g],
+                group[g],
                 joker[g],
                 cards,
                 card_points,
@@ -264,8 +323,10 @@ def pile_gains(
                 accept_group,
                 neighbours,
                 values,
+                pattern_bits,
+                lay,
             )
-            after = _worth_one(np.float32(points), hand, partners, values, weights, conn, terms)
+            after = _worth_one(np.float32(points), hand, partners, values, weights, terms)
             gains[g, d] = after - before
     return gains
 
@@ -288,10 +349,12 @@ def _odds_one(
     partners,
     calls,
     team,
+    wanted,
     odds,
 ):
     """Fill ``odds [53]`` for game ``g``: the chance that some opponent can meld each card if it is discarded
-    (``team``: the partner opposite is no opponent; feeding them is no danger)."""
+    (``team``: the partner opposite is no opponent; feeding them is no danger); only the cards ``wanted`` are
+    weighed against the opponents' hands (the others' odds are left at their sure part)."""
     players = hand.shape[1]
     one, zero = np.float32(1.0), np.float32(0.0)
     me = current[g]
@@ -345,6 +408,8 @@ def _odds_one(
         for c in range(NUM_KINDS):
             q[c] = one if known[g, opp, c] > 0 else (share if unseen[c] > 0 else zero)
         for c in range(NUM_KINDS):
+            if not wanted[c]:
+                continue
             keep = one
             for k in range(partners.shape[1]):
                 a, b = partners[c, k, 0], partners[c, k, 1]
@@ -383,6 +448,7 @@ def opponent_odds(
     ``team``: partnership, the seat opposite is a partner.
     """
     odds = np.ones((len(games), NUM_KINDS), dtype=np.float32)
+    wanted = np.ones(NUM_KINDS, dtype=np.bool_)
     for i in range(len(games)):
         _odds_one(
             games[i],
@@ -401,6 +467,7 @@ def opponent_odds(
             partners,
             calls,
             team,
+            wanted,
             odds[i],
         )
     return odds
@@ -469,6 +536,7 @@ def strategic_play(
     enabled,
     calls,
     team,
+    all_melds,
     cards,
     card_points,
     joker_value,
@@ -477,13 +545,15 @@ def strategic_play(
     plan_group,
     neighbours,
     values,
+    pattern_bits,
     partners,
     accepts,
     weights,
 ):
     """``float32 [n, A]`` ``StrategicAgent.score_play``: planned melds (unless held back), lay-offs, safest discard.
 
-    ``weights``: keep_partial, danger, tempo, urgent_hand, urgent_stock, hold_calls (0/1).
+    ``weights``: keep_partial, danger, tempo, urgent_hand, urgent_stock, hold_calls (0/1). ``all_melds``: score
+    every meld pattern (the Dealer's Gambit reads them all), else only the legal ones.
     """
     keep_partial, danger, tempo = weights[0], np.float32(weights[1]), np.float32(weights[2])
     urgent_hand, urgent_stock, hold = weights[3], weights[4], weights[5] > 0
@@ -494,8 +564,8 @@ def strategic_play(
     run = np.zeros(NUM_KINDS, dtype=np.bool_)
     group = np.zeros(NUM_KINDS, dtype=np.bool_)
     in_pile = np.zeros(NUM_KINDS, dtype=np.bool_)
-    conn = np.zeros(NUM_KINDS, dtype=np.float32)
     odds = np.zeros(NUM_KINDS, dtype=np.float32)
+    lay = np.zeros((4, NUM_KINDS), dtype=np.bool_)
     for i in range(n):
         g, me, row = games[i], current[games[i]], scores[i]
         joker = False
@@ -524,6 +594,8 @@ def strategic_play(
             plan_group,
             neighbours,
             values,
+            pattern_bits,
+            lay,
         )
         left = 0
         for c in range(NUM_KINDS):
@@ -537,6 +609,8 @@ def strategic_play(
                 nearest = min(nearest, size)
         ending = left <= 1 or stock_len[g] <= urgent_stock or nearest <= urgent_hand
         for p in range(patterns):
+            if not (all_melds or mask[i, blocks[0] + p]):
+                continue
             opens = False
             if hold and calls and not ending:
                 for k in range(accepts.shape[1]):
@@ -546,6 +620,7 @@ def strategic_play(
         _fill_layoffs(row, blocks, values)
         if not _must_discard(row, mask[i]):
             continue
+        discards = mask[i, blocks[10] : blocks[11]]
         _odds_one(
             g,
             hand,
@@ -563,11 +638,13 @@ def strategic_play(
             partners,
             calls,
             team,
+            discards,
             odds,
         )
-        _connections_one(rest, partners, conn)
         for c in range(blocks[11] - blocks[10]):
-            keep = NEVER / 2 if own[c] > rest[c] else (keep_partial if conn[c] > 0 else 0.0)
+            if not discards[c]:
+                continue
+            keep = NEVER / 2 if own[c] > rest[c] else (keep_partial if _partners_held(rest, partners, c) > 0 else 0.0)
             if c == JOKER:
                 keep = NEVER
             given = (danger * odds[c]) * (values[c] + tempo)

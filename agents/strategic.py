@@ -55,7 +55,7 @@ from .features import (
     run4_scores,
     table_accepts,
 )
-from .gambit import play_scores, power_scores, split_scores
+from .gambit import has_gambit, play_scores, power_scores, split_scores
 from .kernels import NEVER
 
 
@@ -149,6 +149,7 @@ class StrategicAgent(HeuristicAgent):
             plan_tables(spec.rules).enabled,
             spec.rules.rummy_calls != "off",
             spec.rules.partnership,
+            has_gambit(spec),
             *plan_tables(spec.rules).planner,
             plan_tables(spec.rules).partners,
             plan_tables(spec.rules).accepts,
