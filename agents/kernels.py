@@ -253,11 +253,28 @@ def worth(points, rest, partners, values, weights):
 
 
 @njit(cache=True)
+def _table_row(g, accept_run, accept_group, open_groups, run, group):
+    """Fill ``run`` / ``group [53]`` with the naturals the table's runs / groups take in game ``g`` (the state's
+    arrays); returns whether a joker fits on the table."""
+    joker = False
+    for c in range(NUM_KINDS):
+        natural = c != JOKER
+        run[c] = natural and accept_run[g, c] > 0
+        group[c] = natural and accept_group[g, c] > 0
+        joker |= run[c]
+    for r in range(open_groups.shape[1]):
+        joker |= open_groups[g, r] > 0
+    return joker
+
+
+@njit(cache=True)
 def pile_gains(
-    hands,
-    run,
-    group,
-    joker,
+    games,
+    hand,
+    current,
+    accept_run,
+    accept_group,
+    open_groups,
     pile,
     pile_len,
     legal,
@@ -265,70 +282,90 @@ def pile_gains(
     card_points,
     joker_value,
     max_lacking,
-    accept_run,
-    accept_group,
+    plan_run,
+    plan_group,
     neighbours,
     values,
     pattern_bits,
     partners,
     weights,
 ):
-    """``float32 [n, D]`` worth added by taking the pile down to each ``legal`` depth (``-inf`` elsewhere)."""
+    """``float32 [n, D]`` worth added by taking the pile of game ``games[i]`` down to each ``legal`` depth (``-inf``
+    elsewhere), for the hand to act there; takes the engine's state arrays whole."""
     n, depths = legal.shape
     gains = np.full((n, depths), -np.inf, dtype=np.float32)
-    hand = np.zeros(NUM_KINDS, dtype=np.int16)
+    own = np.zeros(NUM_KINDS, dtype=np.int16)
+    planned = np.zeros(NUM_KINDS, dtype=np.int16)
     taken = np.zeros(NUM_KINDS, dtype=np.int16)
+    run = np.zeros(NUM_KINDS, dtype=np.bool_)
+    group = np.zeros(NUM_KINDS, dtype=np.bool_)
     terms = np.zeros(NUM_KINDS, dtype=np.float64)
     lay = np.zeros((4, NUM_KINDS), dtype=np.bool_)
-    for g in range(n):
-        if not legal[g].any():
+    for i in range(n):
+        if not legal[i].any():
             continue
-        hand[:] = hands[g]
+        g = games[i]
+        joker = _table_row(g, accept_run, accept_group, open_groups, run, group)
+        for c in range(NUM_KINDS):
+            own[c] = hand[g, current[g], c]
+        planned[:] = own
         points = _plan_one(
-            hand,
-            run[g],
-            group[g],
-            joker[g],
+            planned,
+            run,
+            group,
+            joker,
             cards,
             card_points,
             joker_value,
             max_lacking,
-            accept_run,
-            accept_group,
+            plan_run,
+            plan_group,
             neighbours,
             values,
             pattern_bits,
             lay,
         )
-        before = _worth_one(np.float32(points), hand, partners, values, weights, terms)
+        before = _worth_one(np.float32(points), planned, partners, values, weights, terms)
         taken[:] = 0
         for d in range(depths):
             at = pile_len[g] - 1 - d
             if at >= 0:
                 taken[pile[g, at]] += 1
-            if not legal[g, d]:
+            if not legal[i, d]:
                 continue
             for c in range(NUM_KINDS):
-                hand[c] = hands[g, c] + taken[c]
+                planned[c] = own[c] + taken[c]
             points = _plan_one(
-                hand,
-                run[g],
-                group[g],
-                joker[g],
+                planned,
+                run,
+                group,
+                joker,
                 cards,
                 card_points,
                 joker_value,
                 max_lacking,
-                accept_run,
-                accept_group,
+                plan_run,
+                plan_group,
                 neighbours,
                 values,
                 pattern_bits,
                 lay,
             )
-            after = _worth_one(np.float32(points), hand, partners, values, weights, terms)
-            gains[g, d] = after - before
+            after = _worth_one(np.float32(points), planned, partners, values, weights, terms)
+            gains[i, d] = after - before
     return gains
+
+
+@njit(cache=True)
+def _odds_work():
+    """Scratch rows of ``_odds_one``: pile copies, unseen copies, sure melds, an opponent's odds, misses."""
+    return (
+        np.zeros(NUM_KINDS, dtype=np.int64),
+        np.zeros(NUM_KINDS, dtype=np.float32),
+        np.zeros(NUM_KINDS, dtype=np.bool_),
+        np.zeros(NUM_KINDS, dtype=np.float32),
+        np.ones(NUM_KINDS, dtype=np.float32),
+    )
 
 
 @njit(cache=True)
@@ -351,20 +388,21 @@ def _odds_one(
     team,
     wanted,
     odds,
+    work,
 ):
     """Fill ``odds [53]`` for game ``g``: the chance that some opponent can meld each card if it is discarded
     (``team``: the partner opposite is no opponent; feeding them is no danger); only the cards ``wanted`` are
-    weighed against the opponents' hands (the others' odds are left at their sure part)."""
+    weighed against the opponents' hands (the others' odds are left at their sure part). ``work``: scratch rows
+    from ``_odds_work``."""
     players = hand.shape[1]
     one, zero = np.float32(1.0), np.float32(0.0)
     me = current[g]
-    pile = np.zeros(NUM_KINDS, dtype=np.int64)
-    unseen = np.zeros(NUM_KINDS, dtype=np.float32)
-    certain = np.zeros(NUM_KINDS, dtype=np.bool_)
-    q = np.zeros(NUM_KINDS, dtype=np.float32)
+    pile, unseen, certain, q, miss = work
     for c in range(NUM_KINDS):
+        copies = 0
         for k in range(pile_pos.shape[1]):
-            pile[c] += pile_pos[g, k, c] > 0
+            copies += pile_pos[g, k, c] > 0
+        pile[c] = copies
     unseen_total = zero
     for c in range(NUM_KINDS):
         on_table = 0
@@ -395,7 +433,7 @@ def _odds_one(
             if in_pile >= 2 and enabled[p]:
                 for k in range(3):
                     certain[cards[p, k]] = True
-    miss = np.ones(NUM_KINDS, dtype=np.float32)
+    miss[:] = one
     for step in range(1, players):
         if team and step == 2:
             continue
@@ -449,6 +487,7 @@ def opponent_odds(
     """
     odds = np.ones((len(games), NUM_KINDS), dtype=np.float32)
     wanted = np.ones(NUM_KINDS, dtype=np.bool_)
+    work = _odds_work()
     for i in range(len(games)):
         _odds_one(
             games[i],
@@ -469,6 +508,7 @@ def opponent_odds(
             team,
             wanted,
             odds[i],
+            work,
         )
     return odds
 
@@ -485,11 +525,13 @@ def _fill_layoffs(row, blocks, values):
 
 
 @njit(cache=True)
-def _must_discard(row, legal):
-    """No legal meld or lay-off scores above zero: the turn ends with a discard."""
-    for j in range(len(row)):  # noqa: SIM110 - compiled: a plain loop, no generator
-        if legal[j] and row[j] > 0:
-            return False
+def _must_discard(row, legal, blocks):
+    """No legal meld or lay-off scores above zero: the turn ends with a discard (``blocks`` as ``greedy_play``'s;
+    the row is scored only in those blocks yet)."""
+    for b in range(0, 10, 2):
+        for j in range(blocks[b], blocks[b + 1]):
+            if legal[j] and row[j] > 0:
+                return False
     return True
 
 
@@ -510,7 +552,7 @@ def greedy_play(hands, mask, blocks, cards, card_points, joker_value, values, pa
                     _pattern_gain(hands[i], cards, card_points, joker_value, p)[0]
                 )
         _fill_layoffs(row, blocks, values)
-        if _must_discard(row, mask[i]):
+        if _must_discard(row, mask[i], blocks):
             _connections_one(hands[i], partners, conn)
             for c in range(blocks[11] - blocks[10]):
                 row[blocks[10] + c] = values[c] - DISCARD_LOOSENESS * conn[c]
@@ -566,21 +608,16 @@ def strategic_play(
     in_pile = np.zeros(NUM_KINDS, dtype=np.bool_)
     odds = np.zeros(NUM_KINDS, dtype=np.float32)
     lay = np.zeros((4, NUM_KINDS), dtype=np.bool_)
+    work = _odds_work()
     for i in range(n):
         g, me, row = games[i], current[games[i]], scores[i]
-        joker = False
+        joker = _table_row(g, accept_run, accept_group, open_groups, run, group)
         for c in range(NUM_KINDS):
             own[c] = hand[g, me, c]
             rest[c] = own[c]
-            natural = c != JOKER
-            run[c] = natural and accept_run[g, c] > 0
-            group[c] = natural and accept_group[g, c] > 0
-            joker |= run[c]
             in_pile[c] = False
             for k in range(pile_pos.shape[1]):
                 in_pile[c] |= pile_pos[g, k, c] > 0
-        for r in range(open_groups.shape[1]):
-            joker |= open_groups[g, r] > 0
         _plan_one(
             rest,
             run,
@@ -618,7 +655,7 @@ def strategic_play(
             gain, lacking = _pattern_gain(own, cards, card_points, joker_value, p)
             row[blocks[0] + p] = HOLD if opens else MELD_BONUS + (np.float64(gain) - JOKER_PENALTY * lacking)
         _fill_layoffs(row, blocks, values)
-        if not _must_discard(row, mask[i]):
+        if not _must_discard(row, mask[i], blocks):
             continue
         discards = mask[i, blocks[10] : blocks[11]]
         _odds_one(
@@ -640,6 +677,7 @@ def strategic_play(
             team,
             discards,
             odds,
+            work,
         )
         for c in range(blocks[11] - blocks[10]):
             if not discards[c]:

@@ -53,7 +53,6 @@ from .features import (
     plan_tables,
     play_blocks,
     run4_scores,
-    table_accepts,
 )
 from .gambit import has_gambit, play_scores, power_scores, split_scores
 from .kernels import NEVER
@@ -97,20 +96,19 @@ class StrategicAgent(HeuristicAgent):
 
     def pile_gains(self, engine: Engine, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """``float [n, D]`` worth added by taking the pile down to each ``legal`` depth (``-inf`` elsewhere)."""
-        spec, s = engine.spec, engine.state
-        pt = plan_tables(spec.rules)
-        hand = np.ascontiguousarray(acting_hand(s, games), dtype=np.int16)
-        run, group, joker = table_accepts(s, games)
+        s = engine.state
         return kernels.pile_gains(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
-            hand,
-            run,
-            group,
-            joker,
-            s.pile[games],
-            s.pile_len[games].astype(np.int64),
+            np.asarray(games, dtype=np.int64),
+            s.hand,
+            s.current,
+            s.accept_run,
+            s.accept_group,
+            s.open_groups,
+            s.pile,
+            s.pile_len,
             np.ascontiguousarray(legal),
-            *pt.planner,
-            pt.partners,
+            *plan_tables(engine.spec.rules).planner,
+            plan_tables(engine.spec.rules).partners,
             self.weights(),
         )
 
