@@ -560,6 +560,15 @@ def greedy_play(hands, mask, blocks, cards, card_points, joker_value, values, pa
 
 
 @njit(cache=True)
+def _plan_acting(g, own, table, planner, rest, run, group, lay):
+    """Plan the hand ``own`` to act in game ``g`` on its table (``table``: the state's accept_run, accept_group and
+    open_groups; ``planner``: ``PlanTables.planner``) into ``rest``; ``run``, ``group`` and ``lay`` are scratch."""
+    joker = _table_row(g, table[0], table[1], table[2], run, group)
+    rest[:] = own
+    _plan_one(rest, run, group, joker, *planner, lay)
+
+
+@njit(cache=True)
 def strategic_play(
     games,
     mask,
@@ -609,34 +618,12 @@ def strategic_play(
     odds = np.zeros(NUM_KINDS, dtype=np.float32)
     lay = np.zeros((4, NUM_KINDS), dtype=np.bool_)
     work = _odds_work()
+    planner = (cards, card_points, joker_value, max_lacking, plan_run, plan_group, neighbours, values, pattern_bits)
+    table = (accept_run, accept_group, open_groups)
     for i in range(n):
         g, me, row = games[i], current[games[i]], scores[i]
-        joker = _table_row(g, accept_run, accept_group, open_groups, run, group)
         for c in range(NUM_KINDS):
             own[c] = hand[g, me, c]
-            rest[c] = own[c]
-            in_pile[c] = False
-            for k in range(pile_pos.shape[1]):
-                in_pile[c] |= pile_pos[g, k, c] > 0
-        _plan_one(
-            rest,
-            run,
-            group,
-            joker,
-            cards,
-            card_points,
-            joker_value,
-            max_lacking,
-            plan_run,
-            plan_group,
-            neighbours,
-            values,
-            pattern_bits,
-            lay,
-        )
-        left = 0
-        for c in range(NUM_KINDS):
-            left += rest[c]
         nearest = 1 << 30
         for seat in range(players):
             if seat != me:
@@ -644,12 +631,24 @@ def strategic_play(
                 for c in range(NUM_KINDS):
                     size += hand[g, seat, c]
                 nearest = min(nearest, size)
-        ending = left <= 1 or stock_len[g] <= urgent_stock or nearest <= urgent_hand
+        ending = stock_len[g] <= urgent_stock or nearest <= urgent_hand
+        planned = False
+        guard = hold and calls and not ending and (all_melds or mask[i, blocks[0] : blocks[1]].any())
+        if guard:  # a meld to hold back unless the hand is ending, which takes the plan to tell
+            _plan_acting(g, own, table, planner, rest, run, group, lay)
+            planned = True
+            left = 0
+            for c in range(NUM_KINDS):
+                left += rest[c]
+                in_pile[c] = False
+                for k in range(pile_pos.shape[1]):
+                    in_pile[c] |= pile_pos[g, k, c] > 0
+            ending = left <= 1
         for p in range(patterns):
             if not (all_melds or mask[i, blocks[0] + p]):
                 continue
             opens = False
-            if hold and calls and not ending:
+            if guard and not ending:
                 for k in range(accepts.shape[1]):
                     opens |= accepts[p, k] >= 0 and in_pile[accepts[p, k]]
             gain, lacking = _pattern_gain(own, cards, card_points, joker_value, p)
@@ -657,6 +656,8 @@ def strategic_play(
         _fill_layoffs(row, blocks, values)
         if not _must_discard(row, mask[i], blocks):
             continue
+        if not planned:
+            _plan_acting(g, own, table, planner, rest, run, group, lay)
         discards = mask[i, blocks[10] : blocks[11]]
         _odds_one(
             g,
