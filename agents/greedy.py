@@ -21,7 +21,7 @@ from rummy_env.engine.masks import acting_hand
 from . import kernels
 from .base import HeuristicAgent
 from .features import persian_play, plan_tables, play_blocks, run4_scores, top_melds_now
-from .gambit import play_scores, split_scores
+from .gambit import has_gambit, play_scores, split_scores
 
 
 class GreedyAgent(HeuristicAgent):
@@ -59,6 +59,7 @@ class GreedyAgent(HeuristicAgent):
             pt.joker_value,
             pt.values,
             pt.partners,
+            has_gambit(spec),
         )
         scores = run4_scores(spec, hand, scores)
         scores = persian_play(spec, engine.state, games, scores, hold_three=False)

@@ -536,26 +536,28 @@ def _must_discard(row, legal, blocks):
 
 
 @njit(cache=True)
-def greedy_play(hands, mask, blocks, cards, card_points, joker_value, values, partners):
+def greedy_play(hands, mask, blocks, cards, card_points, joker_value, values, partners, all_melds):
     """``float32 [n, A]`` ``GreedyAgent.score_play``: best meld, natural then joker lay-offs, loosest high discard.
 
     ``blocks``: start and stop of the meld, lay-off run, lay-off group, joker run, joker group and discard blocks.
+    Scores the legal melds and discards only (``all_melds``: every meld pattern, for the Dealer's Gambit).
     """
     n = hands.shape[0]
     scores = np.zeros(mask.shape, dtype=np.float32)
-    conn = np.zeros(NUM_KINDS, dtype=np.float32)
     for i in range(n):
         row = scores[i]
-        if mask[i, blocks[0] : blocks[1]].any():
-            for p in range(blocks[1] - blocks[0]):
+        for p in range(blocks[1] - blocks[0]):
+            if all_melds or mask[i, blocks[0] + p]:
                 row[blocks[0] + p] = MELD_BONUS + np.float32(
                     _pattern_gain(hands[i], cards, card_points, joker_value, p)[0]
                 )
         _fill_layoffs(row, blocks, values)
-        if _must_discard(row, mask[i], blocks):
-            _connections_one(hands[i], partners, conn)
-            for c in range(blocks[11] - blocks[10]):
-                row[blocks[10] + c] = values[c] - DISCARD_LOOSENESS * conn[c]
+        if not _must_discard(row, mask[i], blocks):
+            continue
+        for c in range(blocks[11] - blocks[10]):
+            if mask[i, blocks[10] + c]:
+                loose = LOOSE_JOKER if c == JOKER else _partners_held(hands[i], partners, c)
+                row[blocks[10] + c] = values[c] - DISCARD_LOOSENESS * np.float32(loose)
     return scores
 
 
