@@ -29,7 +29,7 @@ from rummy_env.engine.masks import acting_hand, pile_melds
 from rummy_env.engine.spec import GameSpec, game_spec
 from rummy_env.engine.state import State
 from rummy_env.melds import NUM_GROUP_PATTERNS, run_high_ok, run_low_ok
-from rummy_env.rules import Rules
+from rummy_env.rules import JOKER_GROUP_SIZE, Rules
 
 from . import kernels
 from .base import LAYOFF_BONUS, MELD_BONUS
@@ -167,6 +167,14 @@ def connections(spec: GameSpec, hand: np.ndarray) -> np.ndarray:
 
 def top_melds_now(spec: GameSpec, s: State, games: np.ndarray, hand: np.ndarray) -> np.ndarray:
     """``bool [n]`` the top card of the pile melds at once with ``hand`` (new meld or lay-off)."""
+    rules = spec.rules
+    if rules.min_run == 3:  # the engine's answer at depth 0 (``pile_melds``), without its other depths
+        pt = plan_tables(rules)
+        group = JOKER_GROUP_SIZE if rules.joker_mode == "groups_only" else 0
+        table = (s.accept_run, s.accept_group, s.open_groups)
+        games = np.asarray(games, dtype=np.int64)
+        hands = np.ascontiguousarray(hand)
+        return kernels.top_melds(games, hands, s.pile, s.pile_len, *table, pt.cards, pt.max_lacking, pt.partners, group)
     _, meld_ok, lay_ok = pile_melds(spec, s, games, hand)
     if meld_ok.shape[1] == 0:
         return np.zeros(len(games), dtype=bool)

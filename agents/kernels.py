@@ -514,6 +514,55 @@ def opponent_odds(
 
 
 @njit(cache=True)
+def _melds_on_top(hand, card, cards, max_lacking, partners, joker_group):
+    """``card`` taken from the top of the pile forms a new 3-card meld with ``hand`` at once: the engine's
+    ``pile_melds`` at depth 0 (``joker_group``: the least group of jokers under ``groups_only``, else 0)."""
+    jokers = hand[JOKER]
+    if card == JOKER:
+        if joker_group > 0:
+            return jokers + 1 >= joker_group
+        for p in range(cards.shape[0]):
+            missing = 3 - (hand[cards[p, 0]] > 0) - (hand[cards[p, 1]] > 0) - (hand[cards[p, 2]] > 0)
+            if missing >= 1 and missing <= min(jokers + 1, max_lacking[p]):
+                return True
+        return False
+    for i in range(partners.shape[1]):
+        a, b = partners[card, i, 0], partners[card, i, 1]
+        if a < 0:
+            continue
+        held = (hand[a] > 0) + (hand[b] > 0)
+        if held == 2 or (joker_group == 0 and ((held >= 1 and jokers >= 1) or jokers >= 2)):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _fits_table(g, card, accept_run, accept_group, open_groups, joker_group):
+    """``card`` can be laid off on game ``g``'s table as it stands (the engine's ``table_fits``)."""
+    if card != JOKER:
+        return accept_run[g, card] > 0 or accept_group[g, card] > 0
+    if joker_group > 0:
+        return accept_group[g, JOKER] > 0
+    return accept_run[g].any() or open_groups[g].any()
+
+
+@njit(cache=True)
+def top_melds(games, hands, pile, pile_len, accept_run, accept_group, open_groups, cards, max_lacking, partners, group):
+    """``bool [n]`` the top card of game ``games[i]``'s pile melds at once with ``hands[i]`` (a new 3-card meld or
+    a lay-off; ``features.top_melds_now``); takes the state's arrays whole, 3-card runs only."""
+    out = np.zeros(len(games), dtype=np.bool_)
+    for i in range(len(games)):
+        g = games[i]
+        if pile_len[g] <= 0:
+            continue
+        card = pile[g, pile_len[g] - 1]
+        out[i] = _melds_on_top(hands[i], card, cards, max_lacking, partners, group) or _fits_table(
+            g, card, accept_run, accept_group, open_groups, group
+        )
+    return out
+
+
+@njit(cache=True)
 def _fill_layoffs(row, blocks, values):
     """Lay-off tiers of a play-phase score row: naturals above jokers, each natural by its value."""
     for c in range(blocks[3] - blocks[2]):

@@ -9,12 +9,12 @@ from legacy_heuristics import plan_hands as legacy_plan_hands
 from legacy_heuristics import table_accepts as legacy_table_accepts
 
 from agents.base import best_legal
-from agents.features import plan_hands
+from agents.features import plan_hands, top_melds_now
 from agents.greedy import GreedyAgent
 from agents.kernels import pairwise_sum
 from agents.strategic import StrategicAgent
 from rummy_env import Engine, Rules
-from rummy_env.engine.masks import acting_hand
+from rummy_env.engine.masks import acting_hand, pile_melds
 from rummy_env.engine.state import DRAW_PHASE, PLAY_PHASE, RUMMY_PHASE
 from rummy_env.opponents import act_all
 
@@ -114,3 +114,38 @@ def test_best_legal_matches_masked_argmax(dtype):
     mask[:5] = False
     expected = np.argmax(np.where(mask, np.maximum(scores, np.finfo(np.float64).min), -np.inf), axis=1)
     np.testing.assert_array_equal(best_legal(scores, mask), expected)
+
+
+TOP_VARIANTS = {
+    **VARIANTS,
+    "persian": Rules.preset("persian"),
+    "gambit": Rules.preset("dealers_gambit"),
+    "2p-four-jokers": Rules(players=2, jokers_per_deck=4),
+}
+
+
+@pytest.mark.parametrize("name", TOP_VARIANTS)
+def test_top_melds_now_matches_engine_pile_melds(name):
+    rules = TOP_VARIANTS[name]
+    rng = np.random.default_rng(11)
+    engine = Engine(rules, num_games=32, seed=5, max_steps=400)
+    drivers = [StrategicAgent(), GreedyAgent()]
+    seats = np.array([[p % 2 for p in range(rules.players)]] * engine.num_games)
+    checked = 0
+    for _ in range(150):
+        live = ~engine.done
+        if not live.any():
+            break
+        games = np.flatnonzero(live)
+        hand = acting_hand(engine.state, games)
+        noisy = hand + rng.integers(0, 2, size=hand.shape).astype(hand.dtype)
+        for cards in (hand, noisy):
+            _, meld_ok, lay_ok = pile_melds(engine.spec, engine.state, games, cards)
+            expected = (meld_ok[:, 0] | lay_ok[:, 0]) if meld_ok.shape[1] else np.zeros(len(games), dtype=bool)
+            np.testing.assert_array_equal(top_melds_now(engine.spec, engine.state, games, cards), expected)
+            checked += int(expected.sum())
+        result = engine.step(act_all(engine, drivers, seats, live)[live], games=games)
+        ended = np.flatnonzero(result.truncated)
+        if len(ended):
+            engine.reset(games=games[ended])
+    assert checked > 100
