@@ -31,6 +31,7 @@ import numpy as np
 
 from rummy_env.actions import (
     DRAW,
+    MELD_RUN4,
     PASS,
     RUMMY,
     SKIP,
@@ -96,7 +97,7 @@ class StrategicAgent(HeuristicAgent):
 
     def pile_gains(self, engine: Engine, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """``float [n, D]`` worth added by taking the pile down to each ``legal`` depth (``-inf`` elsewhere)."""
-        s = engine.state
+        s, pt = engine.state, plan_tables(engine.spec.rules)
         return kernels.pile_gains(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
             np.asarray(games, dtype=np.int64),
             s.hand,
@@ -107,8 +108,8 @@ class StrategicAgent(HeuristicAgent):
             s.pile,
             s.pile_len,
             np.ascontiguousarray(legal),
-            *plan_tables(engine.spec.rules).planner,
-            plan_tables(engine.spec.rules).partners,
+            *pt.planner,
+            pt.partners,
             self.weights(),
         )
 
@@ -134,6 +135,7 @@ class StrategicAgent(HeuristicAgent):
     def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Planned melds (unless held back), then lay-offs, then the safest discard."""
         spec, s, p = engine.spec, engine.state, self.params
+        pt = plan_tables(spec.rules)
         weights = np.array(
             [p.keep_partial, p.danger, p.tempo, p.urgent_hand, p.urgent_stock, p.hold_calls], dtype=np.float64
         )
@@ -144,16 +146,17 @@ class StrategicAgent(HeuristicAgent):
             *state_arrays(s),
             s.stock_len,
             spec.counts,
-            plan_tables(spec.rules).enabled,
+            pt.enabled,
             spec.rules.rummy_calls != "off",
             spec.rules.partnership,
             has_gambit(spec),
-            *plan_tables(spec.rules).planner,
-            plan_tables(spec.rules).partners,
-            plan_tables(spec.rules).accepts,
+            *pt.planner,
+            pt.partners,
+            pt.accepts,
             weights,
         )
-        scores = run4_scores(spec, acting_hand(s, games), scores)
+        if spec.layout.sizes[MELD_RUN4]:
+            scores = run4_scores(spec, acting_hand(s, games), scores)
         scores = play_scores(spec, s, games, mask, scores, block=True)
         if not persian_blocks(spec):
             return scores
