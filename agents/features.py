@@ -55,6 +55,9 @@ class PlanTables:
     partners: np.ndarray  # int64 [53, 6, 2] the two other cards of each enabled pattern of a card (-1 pad)
     accepts: np.ndarray  # int64 [P, 2] the cards a fresh meld of each pattern accepts (-1 pad)
     pattern_bits: np.ndarray  # uint64 [P] the natural cards of each pattern, one bit per card
+    run_bits: np.ndarray  # uint64 [P] accept_run as bits
+    group_bits: np.ndarray  # uint64 [P] accept_group as bits
+    neighbour_bits: np.ndarray  # uint64 [53] neighbours as bits
 
     @property
     def planner(self) -> tuple:
@@ -64,9 +67,9 @@ class PlanTables:
             self.card_points,
             self.joker_value,
             self.max_lacking,
-            self.accept_run,
-            self.accept_group,
-            self.neighbours,
+            self.run_bits,
+            self.group_bits,
+            self.neighbour_bits,
             self.values,
             self.pattern_bits,
         )
@@ -110,6 +113,9 @@ def plan_tables(rules: Rules) -> PlanTables:
         partners=table.partners.astype(np.int64),
         accepts=_accepted_cards(accept_run | accept_group),
         pattern_bits=_pattern_bits(table.cards),
+        run_bits=_pattern_bits(_cards_of(accept_run)),
+        group_bits=_pattern_bits(_cards_of(accept_group)),
+        neighbour_bits=_pattern_bits(_cards_of(neighbours)),
     )
 
 
@@ -124,9 +130,18 @@ def _accepted_cards(accept: np.ndarray) -> np.ndarray:
 def _pattern_bits(cards: np.ndarray) -> np.ndarray:
     bits = np.zeros(len(cards), dtype=np.uint64)
     for p, row in enumerate(cards):
-        for card in row[(row >= 0) & (row < NUM_NATURAL)]:
+        for card in row[row >= 0]:
             bits[p] |= np.uint64(1) << np.uint64(card)
     return bits
+
+
+def _cards_of(flags: np.ndarray) -> np.ndarray:
+    """``int64 [R, 53]`` the cards flagged in each row of ``flags [R, 53]``, -1 padded."""
+    out = np.full(flags.shape, -1, dtype=np.int64)
+    for r, row in enumerate(flags):
+        cards = np.flatnonzero(row)
+        out[r, : len(cards)] = cards
+    return out
 
 
 @lru_cache(maxsize=64)

@@ -104,13 +104,13 @@ def connections(hands, partners):
 
 
 @njit(cache=True)
-def _held_bits(hand):
-    """``uint64`` the natural cards held, one bit per card (as ``PlanTables.pattern_bits``)."""
-    held = np.uint64(0)
-    for c in range(NUM_KINDS - 1):
-        if hand[c] > 0:
-            held |= np.uint64(1) << np.uint64(c)
-    return held
+def _bits(row):
+    """``uint64`` the cards held or flagged in ``row [53]``, one bit per card (as ``PlanTables.pattern_bits``)."""
+    out = np.uint64(0)
+    for c in range(NUM_KINDS):
+        if row[c] > 0:
+            out |= np.uint64(1) << np.uint64(c)
+    return out
 
 
 @njit(cache=True)
@@ -123,23 +123,20 @@ def _plan_one(
     card_points,
     joker_value,
     max_lacking,
-    accept_run,
-    accept_group,
-    neighbours,
+    run_bits,
+    group_bits,
+    neighbour_bits,
     values,
     pattern_bits,
-    lay,
 ):
-    """Plan one hand in place (``hand`` ends as the leftovers); returns its points. ``lay``: scratch ``bool [4, 53]``
-    (what the table and the planned melds take, on runs and groups, and the cards laid off in a pass)."""
-    run, group, on_run, laid = lay[0], lay[1], lay[2], lay[3]
-    run[:] = table_run
-    group[:] = table_group
+    """Plan one hand in place (``hand`` ends as the leftovers) on a table taking ``table_run`` / ``table_group``;
+    returns its points. What the table and the planned melds take is kept as bits (``PlanTables``)."""
+    run, group = _bits(table_run), _bits(table_group)
     points = 0
     while True:
         best, best_pref, best_lacking, best_points = -1, 0, 0, 0
         jokers = hand[JOKER]
-        held = _held_bits(hand)
+        held = _bits(hand)
         for p in range(cards.shape[0]):
             if jokers == 0 and (pattern_bits[p] & ~held) != np.uint64(0):  # a card missing and no joker: out of reach
                 continue
@@ -156,27 +153,22 @@ def _plan_one(
                 hand[cards[best, k]] -= 1
         hand[JOKER] -= best_lacking
         points += best_points
-        for c in range(NUM_KINDS):
-            run[c] |= accept_run[best, c]
-            group[c] |= accept_group[best, c]
+        run |= run_bits[best]
+        group |= group_bits[best]
         joker = True
-    while True:
-        any_laid = False
-        for c in range(NUM_KINDS):
-            held = hand[c] > 0
-            on_run[c] = held and run[c]
-            laid[c] = on_run[c] or (held and group[c])
-            any_laid |= laid[c]
-        if not any_laid:
+    one = np.uint64(1)
+    while True:  # every card the table takes, a pass at a time (a run laid off on takes its new ends next pass)
+        held = _bits(hand)
+        on_run = held & run
+        laid = on_run | (held & group)
+        if laid == np.uint64(0):
             break
         for c in range(NUM_KINDS):
-            if laid[c]:
+            if (laid >> np.uint64(c)) & one:
                 points += values[c]
                 hand[c] -= 1
-        for c in range(NUM_KINDS):
-            if on_run[c]:
-                for other in range(NUM_KINDS):
-                    run[other] |= neighbours[c, other]
+            if (on_run >> np.uint64(c)) & one:
+                run |= neighbour_bits[c]
     if joker:
         points += hand[JOKER] * joker_value
         hand[JOKER] = 0
@@ -193,9 +185,9 @@ def plan_hands(
     card_points,
     joker_value,
     max_lacking,
-    accept_run,
-    accept_group,
-    neighbours,
+    run_bits,
+    group_bits,
+    neighbour_bits,
     values,
     pattern_bits,
 ):
@@ -203,7 +195,6 @@ def plan_hands(
     n = hands.shape[0]
     rest = hands.astype(np.int16)
     points = np.zeros(n, dtype=np.float32)
-    lay = np.zeros((4, NUM_KINDS), dtype=np.bool_)
     for g in range(n):
         points[g] = _plan_one(
             rest[g],
@@ -214,12 +205,11 @@ def plan_hands(
             card_points,
             joker_value,
             max_lacking,
-            accept_run,
-            accept_group,
-            neighbours,
+            run_bits,
+            group_bits,
+            neighbour_bits,
             values,
             pattern_bits,
-            lay,
         )
     return points, rest
 
@@ -282,9 +272,9 @@ def pile_gains(
     card_points,
     joker_value,
     max_lacking,
-    plan_run,
-    plan_group,
-    neighbours,
+    run_bits,
+    group_bits,
+    neighbour_bits,
     values,
     pattern_bits,
     partners,
@@ -300,7 +290,6 @@ def pile_gains(
     run = np.zeros(NUM_KINDS, dtype=np.bool_)
     group = np.zeros(NUM_KINDS, dtype=np.bool_)
     terms = np.zeros(NUM_KINDS, dtype=np.float64)
-    lay = np.zeros((4, NUM_KINDS), dtype=np.bool_)
     for i in range(n):
         if not legal[i].any():
             continue
@@ -318,12 +307,11 @@ def pile_gains(
             card_points,
             joker_value,
             max_lacking,
-            plan_run,
-            plan_group,
-            neighbours,
+            run_bits,
+            group_bits,
+            neighbour_bits,
             values,
             pattern_bits,
-            lay,
         )
         before = _worth_one(np.float32(points), planned, partners, values, weights, terms)
         taken[:] = 0
@@ -344,12 +332,11 @@ def pile_gains(
                 card_points,
                 joker_value,
                 max_lacking,
-                plan_run,
-                plan_group,
-                neighbours,
+                run_bits,
+                group_bits,
+                neighbour_bits,
                 values,
                 pattern_bits,
-                lay,
             )
             after = _worth_one(np.float32(points), planned, partners, values, weights, terms)
             gains[i, d] = after - before
@@ -611,12 +598,12 @@ def greedy_play(hands, mask, blocks, cards, card_points, joker_value, values, pa
 
 
 @njit(cache=True)
-def _plan_acting(g, own, table, planner, rest, run, group, lay):
+def _plan_acting(g, own, table, planner, rest, run, group):
     """Plan the hand ``own`` to act in game ``g`` on its table (``table``: the state's accept_run, accept_group and
-    open_groups; ``planner``: ``PlanTables.planner``) into ``rest``; ``run``, ``group`` and ``lay`` are scratch."""
+    open_groups; ``planner``: ``PlanTables.planner``) into ``rest``; ``run`` and ``group`` are scratch."""
     joker = _table_row(g, table[0], table[1], table[2], run, group)
     rest[:] = own
-    _plan_one(rest, run, group, joker, *planner, lay)
+    _plan_one(rest, run, group, joker, *planner)
 
 
 @njit(cache=True)
@@ -643,9 +630,9 @@ def strategic_play(
     card_points,
     joker_value,
     max_lacking,
-    plan_run,
-    plan_group,
-    neighbours,
+    run_bits,
+    group_bits,
+    neighbour_bits,
     values,
     pattern_bits,
     partners,
@@ -667,9 +654,8 @@ def strategic_play(
     group = np.zeros(NUM_KINDS, dtype=np.bool_)
     in_pile = np.zeros(NUM_KINDS, dtype=np.bool_)
     odds = np.zeros(NUM_KINDS, dtype=np.float32)
-    lay = np.zeros((4, NUM_KINDS), dtype=np.bool_)
     work = _odds_work()
-    planner = (cards, card_points, joker_value, max_lacking, plan_run, plan_group, neighbours, values, pattern_bits)
+    planner = (cards, card_points, joker_value, max_lacking, run_bits, group_bits, neighbour_bits, values, pattern_bits)
     table = (accept_run, accept_group, open_groups)
     for i in range(n):
         g, me, row = games[i], current[games[i]], scores[i]
@@ -686,7 +672,7 @@ def strategic_play(
         planned = False
         guard = hold and calls and not ending and (all_melds or mask[i, blocks[0] : blocks[1]].any())
         if guard:  # a meld to hold back unless the hand is ending, which takes the plan to tell
-            _plan_acting(g, own, table, planner, rest, run, group, lay)
+            _plan_acting(g, own, table, planner, rest, run, group)
             planned = True
             left = 0
             for c in range(NUM_KINDS):
@@ -708,7 +694,7 @@ def strategic_play(
         if not _must_discard(row, mask[i], blocks):
             continue
         if not planned:
-            _plan_acting(g, own, table, planner, rest, run, group, lay)
+            _plan_acting(g, own, table, planner, rest, run, group)
         discards = mask[i, blocks[10] : blocks[11]]
         _odds_one(
             g,
