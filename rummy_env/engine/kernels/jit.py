@@ -14,13 +14,39 @@ needs once before it (``hand = s.hand[g, seat]``), and a helper called in an inn
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 
 from numba import njit, types
-from numba.core import cgutils
+from numba.core import cgutils, event
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
+
+COMPILING_NOTICE = (
+    "compiling rummy-env's numba kernels: the first use after an install or an upgrade takes a few minutes "
+    "(about 2.5 on 2 cores); numba caches them on disk, so later processes start in about a second"
+)
+_OWN_MODULES = ("rummy_env.", "agents.")
+
+
+class _FirstCompileNotice(event.Listener):
+    """Logs ``COMPILING_NOTICE`` once per process, when numba starts compiling one of the project's kernels."""
+
+    def __init__(self) -> None:
+        self.said = False
+
+    def on_start(self, ev: event.Event) -> None:
+        """Warn before the first compilation of a project kernel (cache hits raise no event)."""
+        if not self.said and ev.data["dispatcher"].py_func.__module__.startswith(_OWN_MODULES):
+            self.said = True
+            logging.getLogger("rummy_env").warning(COMPILING_NOTICE)
+
+    def on_end(self, ev: event.Event) -> None:
+        """Nothing to do when a compilation ends."""
+
+
+event.register("numba:compile", _FirstCompileNotice())
 
 # numba's type stubs do not list the (real) ``no_cpython_wrapper`` option.
 kernel = njit(cache=True, no_cpython_wrapper=True)  # type: ignore[call-overload]
