@@ -158,7 +158,7 @@ def test_step_and_observe_equals_step_then_legal_mask_and_observe(name, games):
     rules = BATCH_RULES[name]
     fused, plain = Engine(rules, num_games=games, seed=5), Engine(rules, num_games=games, seed=5)
     rng = np.random.default_rng(5)
-    for _ in range(300):
+    for _ in range(300 if games < PARALLEL_MIN else 100):
         mask = plain.legal_mask()
         if mask.any(axis=1).sum() < games:
             break
