@@ -183,86 +183,82 @@ def desynchronised_state(rules: Rules, rows: int, seed: int, steps: int, pool: i
     return holder.state
 
 
-def bench_engine(args: Args, batch: int, pool_state, rules: Rules | None = None, label: str = "") -> Row:
-    eng = Engine(rules or Rules(), num_games=batch, seed=args.seed)
-    rng = np.random.default_rng(args.seed)
-    note = ""
-    if batch > 1:
-        if pool_state is not None:
-            eng.load_state(np.arange(batch), pool_state.take(np.arange(batch)))
-        else:
-            note = "lock-step start"
+def timed_steps(seconds: float, parts: list[str], step) -> tuple[int, int, float, dict[str, float]]:
+    """Call ``step()`` for ``seconds`` (at least 3 times): steps, finished games, elapsed seconds and per-part split.
 
-    start = time.perf_counter()  # warm-up (at least 3 steps)
-    for i in range(10**9):
-        play(eng, rng)
-        if i >= 2 and time.perf_counter() - start > args.warmup:
-            break
-
-    split = dict.fromkeys(["mask", "obs", "sample", "step"], 0.0)
+    ``step()`` returns the games it finished and the clock reading after each of ``parts``.
+    """
+    split = dict.fromkeys(parts, 0.0)
     steps = games = 0
+    start = t0 = time.perf_counter()
+    while t0 - start < seconds or steps < 3:
+        finished, marks = step()
+        for part, t in zip(parts, marks, strict=True):
+            split[part] += t - t0
+            t0 = t
+        games += finished
+        steps += 1
+    return steps, games, t0 - start, split
+
+
+def engine_row(args: Args, batch: int, pool_state, rules: Rules | None = None) -> tuple[Engine, str]:
+    """A batch of ``batch`` games, loaded from the desynchronised snapshots when there are any."""
+    eng = Engine(rules or Rules(), num_games=batch, seed=args.seed)
+    if batch == 1:
+        return eng, ""
+    if pool_state is None:
+        return eng, "lock-step start"
+    eng.load_state(np.arange(batch), pool_state.take(np.arange(batch)))
+    return eng, ""
+
+
+def bench_engine(args: Args, batch: int, pool_state, rules: Rules | None = None, label: str = "") -> Row:
+    """The engine row: ``legal_mask``, ``observe``, sample, ``step`` of every game, each step."""
+    eng, note = engine_row(args, batch, pool_state, rules)
+    rng = np.random.default_rng(args.seed)
     clock = time.perf_counter
-    start = t0 = clock()
-    while t0 - start < args.seconds or steps < 3:
+
+    def step() -> tuple[int, tuple[float, ...]]:
         mask = eng.legal_mask()
         t1 = clock()
-        obs = eng.observe()  # noqa: F841  (a learner would feed this to its policy)
+        eng.observe()  # a learner would feed this to its policy
         t2 = clock()
         actions = random_legal_actions(rng, mask)
         t3 = clock()
         res = eng.step(actions, auto_reset=True, check=False)
-        games += int(res.done.sum())
-        t4 = clock()
-        split["mask"] += t1 - t0
-        split["obs"] += t2 - t1
-        split["sample"] += t3 - t2
-        split["step"] += t4 - t3
-        steps += 1
-        t0 = t4
+        return int(res.done.sum()), (t1, t2, t3, clock())
+
+    parts = ["mask", "obs", "sample", "step"]
+    timed_steps(args.warmup, parts, step)
+    steps, games, seconds, split = timed_steps(args.seconds, parts, step)
     name = f"rummy-env Engine{label}, batch {batch}" + (" (one game)" if batch == 1 else "")
-    return Row(name, batch, steps * batch, games, t0 - start, split, note)
+    return Row(name, batch, steps * batch, games, seconds, split, note)
 
 
 def bench_fused(args: Args, batch: int, pool_state) -> Row:
     """The engine row driven by ``step_and_observe``: step, new masks and observations in one compiled pass per game."""
-    eng = Engine(Rules(), num_games=batch, seed=args.seed)
-    if batch > 1 and pool_state is not None:
-        eng.load_state(np.arange(batch), pool_state.take(np.arange(batch)))
+    eng, note = engine_row(args, batch, pool_state)
     rng = np.random.default_rng(args.seed)
-    obs = eng.observe()
+    clock = time.perf_counter
 
-    def run(seconds: float, split: dict[str, float]) -> tuple[int, int, float]:
-        nonlocal obs
-        steps = games = 0
-        clock = time.perf_counter
-        start = t0 = clock()
-        while t0 - start < seconds or steps < 3:
-            mask = eng.legal_mask()  # cached: only games reset after the last step are computed here
-            t1 = clock()
-            actions = random_legal_actions(rng, mask)
-            t2 = clock()
-            res, obs = eng.step_and_observe(actions, check=False)
-            t3 = clock()
-            ended = (res.done | res.truncated).nonzero()[0]
-            if len(ended):
-                games += len(ended)
-                eng.reset(games=ended)
-                obs[ended] = eng.observe(games=ended)
-            t4 = clock()
-            split["mask"] += t1 - t0
-            split["sample"] += t2 - t1
-            split["step+mask+obs"] += t3 - t2
-            split["reset"] += t4 - t3
-            steps += 1
-            t0 = t4
-        return steps, games, t0 - start
+    def step() -> tuple[int, tuple[float, ...]]:
+        mask = eng.legal_mask()  # kept from the last step: only games reset since are computed here
+        t1 = clock()
+        actions = random_legal_actions(rng, mask)
+        t2 = clock()
+        res, obs = eng.step_and_observe(actions, check=False)
+        t3 = clock()
+        ended = (res.done | res.truncated).nonzero()[0]
+        if len(ended):
+            eng.reset(games=ended)
+            obs[ended] = eng.observe(games=ended)
+        return len(ended), (t1, t2, t3, clock())
 
     parts = ["mask", "sample", "step+mask+obs", "reset"]
-    run(args.warmup, dict.fromkeys(parts, 0.0))
-    split = dict.fromkeys(parts, 0.0)
-    steps, games, seconds = run(args.seconds, split)
+    timed_steps(args.warmup, parts, step)
+    steps, games, seconds, split = timed_steps(args.seconds, parts, step)
     name = f"rummy-env Engine.step_and_observe, batch {batch}" + (" (one game)" if batch == 1 else "")
-    return Row(name, batch, steps * batch, games, seconds, split)
+    return Row(name, batch, steps * batch, games, seconds, split, note)
 
 
 # ---------------------------------------------------------------------------------------------
