@@ -368,8 +368,6 @@ def _odds_one(
     open_groups,
     current,
     counts,
-    cards,
-    enabled,
     partners,
     calls,
     team,
@@ -412,14 +410,15 @@ def _odds_one(
     for r in range(open_groups.shape[1]):
         table_joker |= open_groups[g, r] > 0
     certain[JOKER] = table_joker
-    if calls:
-        for p in range(cards.shape[0]):
-            in_pile = pile[JOKER]
-            for k in range(3):
-                in_pile += pile[cards[p, k]] > 0
-            if in_pile >= 2 and enabled[p]:
-                for k in range(3):
-                    certain[cards[p, k]] = True
+    for c in range(NUM_KINDS - 1):  # a "Rummy!" call: an enabled pattern of the card with two cards in the pile
+        if not (calls and wanted[c]):
+            continue
+        for k in range(partners.shape[1]):
+            a, b = partners[c, k, 0], partners[c, k, 1]
+            if a < 0:
+                break
+            in_pile = pile[JOKER] + (pile[c] > 0) + (pile[a] > 0) + (pile[b] > 0)
+            certain[c] |= in_pile >= 2
     miss[:] = one
     for step in range(1, players):
         if team and step == 2:
@@ -461,8 +460,6 @@ def opponent_odds(
     open_groups,
     current,
     counts,
-    cards,
-    enabled,
     partners,
     calls,
     team=False,
@@ -488,8 +485,6 @@ def opponent_odds(
             open_groups,
             current,
             counts,
-            cards,
-            enabled,
             partners,
             calls,
             team,
@@ -622,7 +617,6 @@ def strategic_play(
     current,
     stock_len,
     counts,
-    enabled,
     calls,
     team,
     all_melds,
@@ -708,8 +702,6 @@ def strategic_play(
             open_groups,
             current,
             counts,
-            cards,
-            enabled,
             partners,
             calls,
             team,

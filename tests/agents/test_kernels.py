@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from legacy_heuristics import LegacyGreedy, LegacyStrategic
+from legacy_heuristics import opponent_odds as legacy_opponent_odds
 from legacy_heuristics import plan_hands as legacy_plan_hands
 from legacy_heuristics import table_accepts as legacy_table_accepts
 
@@ -12,7 +13,7 @@ from agents.base import best_legal
 from agents.features import plan_hands, top_melds_now
 from agents.greedy import GreedyAgent
 from agents.kernels import pairwise_sum
-from agents.strategic import StrategicAgent
+from agents.strategic import StrategicAgent, opponent_odds
 from rummy_env import Engine, Rules
 from rummy_env.engine.masks import acting_hand, pile_melds
 from rummy_env.engine.state import DRAW_PHASE, PLAY_PHASE, RUMMY_PHASE
@@ -149,3 +150,23 @@ def test_top_melds_now_matches_engine_pile_melds(name):
         if len(ended):
             engine.reset(games=games[ended])
     assert checked > 100
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_opponent_odds_match_numpy_oracle_on_every_card(name):
+    rules = VARIANTS[name]
+    engine = Engine(rules, num_games=24, seed=7, max_steps=400)
+    drivers = [StrategicAgent(), GreedyAgent()]
+    seats = np.array([[p % 2 for p in range(rules.players)]] * engine.num_games)
+    for step in range(200):
+        live = ~engine.done
+        if not live.any():
+            break
+        games = np.flatnonzero(live)
+        if step % 5 == 0:
+            new = opponent_odds(engine.spec, engine.state, games)
+            np.testing.assert_array_equal(new, legacy_opponent_odds(engine.spec, engine.state, games))
+        result = engine.step(act_all(engine, drivers, seats, live)[live], games=games)
+        ended = np.flatnonzero(result.truncated)
+        if len(ended):
+            engine.reset(games=games[ended])
