@@ -39,10 +39,14 @@ What one "agent-step" costs in each row (everything a learner would need, nothin
   player's observation inside every step. A "game" is one hand of Gin Rummy.
 
 Timing: every row first warms up, then runs for a fixed wall-clock budget (``--seconds``) and
-reports agent-steps/s and games/s over that window, single process. Games/s is only comparable
+reports agent-steps/s and games/s over that time, single process. The budget is spent in rounds
+(``--rounds``, default 4) in which the rows take turns, each playing on where it stopped, so a
+slow spell of a shared machine slows every row alike rather than the one that ran then; the
+table gives the range of each row's rounds. Games/s is only comparable
 between 500 Rummy rows (a game to 500 is many hands; the Gin Rummy rows count single hands);
 compare across games with agent-steps/s. "Where the time goes" comes from ``time.perf_counter``
-around each call inside the same timed loop (overhead ~1%).
+around each call inside the same timed loop (four clock reads and their sums: ~0.6 us a step, ~5%
+of the fastest one-game rows and about as much of OpenSpiel's).
 
 Engine batches > 1 would otherwise start in lock-step: every game freshly dealt, all in the same
 phase, none finishing for the first few hundred steps. So they are first desynchronised: 128
@@ -65,6 +69,7 @@ import platform
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,6 +89,7 @@ BASELINES = ("openspiel", "rlcard")
 @dataclass
 class Args:
     seconds: float = 8.0  # timed budget per row
+    rounds: int = 4  # the rows take turns, each round a share of ``seconds``
     warmup: float = 1.0  # untimed warm-up per row
     batches: list[int] = field(default_factory=lambda: [1, 256, 4096])
     seed: int = 0
@@ -96,6 +102,7 @@ def parse_args() -> Args:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=None, help="timed seconds per row (default 8, 1.5 with --quick)")
     p.add_argument("--quick", action="store_true", help="~15 s smoke run (short rows)")
+    p.add_argument("--rounds", type=int, default=None, help="rounds the rows take turns in (default 4, 2 with --quick)")
     p.add_argument("--batches", type=int, nargs="+", default=[1, 256, 4096], help="engine batch sizes")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-baselines", action="store_true", help="skip the OpenSpiel and RLCard rows")
@@ -111,18 +118,52 @@ def parse_args() -> Args:
     seconds = a.seconds if a.seconds is not None else (1.5 if a.quick else 8.0)
     warmup = 0.3 if a.quick else 1.0
     rows = [r for r in ROWS if r in a.rows and not (a.no_baselines and r in BASELINES)]
-    return Args(seconds, warmup, a.batches, a.seed, not a.no_desync, a.quick, rows)
+    rounds = a.rounds if a.rounds is not None else (2 if a.quick else 4)
+    if rounds < 1:
+        p.error("--rounds must be at least 1")
+    return Args(seconds, rounds, warmup, a.batches, a.seed, not a.no_desync, a.quick, rows)
+
+
+Timed = Callable[[float], "tuple[int, int, float, dict[str, float]]"]
+"""Plays on for about the given seconds: (agent-steps, finished games, elapsed seconds, seconds per part)."""
+
+
+@dataclass
+class Bench:
+    """A row being measured, warmed up: each call of ``timed`` plays on where the last one stopped."""
+
+    name: str
+    timed: Timed
+    note: str = ""
+
+
+def loop_timer(run: Callable[[float, dict[str, float]], tuple[int, int, float]], parts: list[str]) -> Timed:
+    """``Timed`` of a loop ``run(seconds, split)`` that adds each part's seconds into ``split``."""
+
+    def timed(seconds: float) -> tuple[int, int, float, dict[str, float]]:
+        split = dict.fromkeys(parts, 0.0)
+        return (*run(seconds, split), split)
+
+    return timed
 
 
 @dataclass
 class Row:
     name: str
-    batch: int
     agent_steps: int
     games: int
     seconds: float
     split: dict[str, float]  # seconds spent in each part of the loop
+    rates: list[float]  # agent-steps/s of each round
     note: str = ""
+
+    @classmethod
+    def of(cls, bench: Bench, rounds: list[tuple[int, int, float, dict[str, float]]]) -> Row:
+        """The totals of a bench's rounds."""
+        split = {part: sum(r[3][part] for r in rounds) for part in rounds[0][3]}
+        rates = [r[0] / r[2] for r in rounds]
+        steps, games, seconds = (sum(r[i] for r in rounds) for i in range(3))
+        return cls(bench.name, steps, games, seconds, split, rates, bench.note)
 
     @property
     def steps_per_s(self) -> float:
@@ -147,10 +188,10 @@ def random_legal_actions(rng: np.random.Generator, mask: np.ndarray) -> np.ndarr
     """
     games, actions = mask.shape
     if games == 1:  # the same draw without the per-row bookkeeping
-        legal = np.flatnonzero(mask[0])
+        legal = mask[0].nonzero()[0]
         k = int(rng.random() * legal.size)
         return legal[k : k + 1]
-    legal = np.flatnonzero(mask)  # row-major flat ids of the legal entries
+    legal = mask.ravel().nonzero()[0]  # row-major flat ids of the legal entries (np.flatnonzero, 1.4 us cheaper)
     first = np.searchsorted(legal, np.arange(games + 1) * actions)  # each row's first entry in `legal`
     k = (rng.random(games) * np.diff(first)).astype(np.int64)
     return legal[np.minimum(first[:-1] + k, legal.size - 1)] - np.arange(games) * actions
@@ -183,22 +224,27 @@ def desynchronised_state(rules: Rules, rows: int, seed: int, steps: int, pool: i
     return holder.state
 
 
-def timed_steps(seconds: float, parts: list[str], step) -> tuple[int, int, float, dict[str, float]]:
-    """Call ``step()`` for ``seconds`` (at least 3 times): steps, finished games, elapsed seconds and per-part split.
+def step_timer(step: Callable[[], tuple[int, tuple[float, ...]]], parts: list[str], batch: int) -> Timed:
+    """``Timed`` of an engine row: ``step()`` steps every game of the batch and returns the games it finished and
+    the clock reading after each of ``parts``."""
+    return lambda seconds: timed_steps(seconds, parts, step, batch)
 
-    ``step()`` returns the games it finished and the clock reading after each of ``parts``.
-    """
-    split = dict.fromkeys(parts, 0.0)
+
+def timed_steps(
+    seconds: float, parts: list[str], step: Callable[[], tuple[int, tuple[float, ...]]], batch: int
+) -> tuple[int, int, float, dict[str, float]]:
+    """Call ``step()`` for ``seconds`` (at least 3 times): agent-steps, finished games, elapsed seconds, split."""
+    totals = [0.0] * len(parts)  # a list, not a dict: ~0.3 us a step of bookkeeping instead of ~1 us
     steps = games = 0
     start = t0 = time.perf_counter()
     while t0 - start < seconds or steps < 3:
         finished, marks = step()
-        for part, t in zip(parts, marks, strict=True):
-            split[part] += t - t0
+        for i, t in enumerate(marks):
+            totals[i] += t - t0
             t0 = t
         games += finished
         steps += 1
-    return steps, games, t0 - start, split
+    return steps * batch, games, t0 - start, dict(zip(parts, totals, strict=True))
 
 
 def engine_row(args: Args, batch: int, pool_state, rules: Rules | None = None) -> tuple[Engine, str]:
@@ -212,7 +258,7 @@ def engine_row(args: Args, batch: int, pool_state, rules: Rules | None = None) -
     return eng, ""
 
 
-def bench_engine(args: Args, batch: int, pool_state, rules: Rules | None = None, label: str = "") -> Row:
+def bench_engine(args: Args, batch: int, pool_state, rules: Rules | None = None, label: str = "") -> Bench:
     """The engine row: ``legal_mask``, ``observe``, sample, ``step`` of every game, each step."""
     eng, note = engine_row(args, batch, pool_state, rules)
     rng = np.random.default_rng(args.seed)
@@ -228,14 +274,12 @@ def bench_engine(args: Args, batch: int, pool_state, rules: Rules | None = None,
         res = eng.step(actions, auto_reset=True, check=False)
         return int(res.done.sum()), (t1, t2, t3, clock())
 
-    parts = ["mask", "obs", "sample", "step"]
-    timed_steps(args.warmup, parts, step)
-    steps, games, seconds, split = timed_steps(args.seconds, parts, step)
-    name = f"rummy-env Engine{label}, batch {batch}" + (" (one game)" if batch == 1 else "")
-    return Row(name, batch, steps * batch, games, seconds, split, note)
+    timed = step_timer(step, ["mask", "obs", "sample", "step"], batch)
+    timed(args.warmup)
+    return Bench(f"rummy-env Engine{label}, batch {batch}" + (" (one game)" if batch == 1 else ""), timed, note)
 
 
-def bench_fused(args: Args, batch: int, pool_state) -> Row:
+def bench_fused(args: Args, batch: int, pool_state) -> Bench:
     """The engine row driven by ``step_and_observe``: step, new masks and observations in one compiled pass per game."""
     eng, note = engine_row(args, batch, pool_state)
     rng = np.random.default_rng(args.seed)
@@ -248,17 +292,16 @@ def bench_fused(args: Args, batch: int, pool_state) -> Row:
         t2 = clock()
         res, obs = eng.step_and_observe(actions, check=False)
         t3 = clock()
-        ended = (res.done | res.truncated).nonzero()[0]
+        ended = (res.done | res.truncated).nonzero()[0]  # cheaper than .any() for a few games
         if len(ended):
             eng.reset(games=ended)
             obs[ended] = eng.observe(games=ended)
         return len(ended), (t1, t2, t3, clock())
 
-    parts = ["mask", "sample", "step+mask+obs", "reset"]
-    timed_steps(args.warmup, parts, step)
-    steps, games, seconds, split = timed_steps(args.seconds, parts, step)
+    timed = step_timer(step, ["mask", "sample", "step+mask+obs", "reset"], batch)
+    timed(args.warmup)
     name = f"rummy-env Engine.step_and_observe, batch {batch}" + (" (one game)" if batch == 1 else "")
-    return Row(name, batch, steps * batch, games, seconds, split, note)
+    return Bench(name, timed, note)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,7 +315,7 @@ def _mix_text(mix: Rules = HEAVY_MIX) -> str:
     return ", ".join(f"{k}={v}" for k, v in mix.to_dict().items() if v != base[k])
 
 
-def bench_aec(args: Args, episode: str = "game") -> Row:
+def bench_aec(args: Args, episode: str = "game") -> Bench:
     import rummy_env
 
     env = rummy_env.env(episode=episode)
@@ -296,7 +339,7 @@ def bench_aec(args: Args, episode: str = "game") -> Row:
                 if term or trunc:
                     action = None
                 else:
-                    action = py_rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+                    action = py_rng.choice(obs["action_mask"].nonzero()[0].tolist())
                     steps += 1
                 t2 = clock()
                 env.step(action)
@@ -308,12 +351,9 @@ def bench_aec(args: Args, episode: str = "game") -> Row:
                     return steps, games, t3 - start
             games += 1
 
-    parts = ["last", "sample", "step", "reset"]
-    run(args.warmup, dict.fromkeys(parts, 0.0))
-    split = dict.fromkeys(parts, 0.0)
-    steps, games, seconds = run(args.seconds, split)
-    name = "rummy-env AEC env" if episode == "game" else f'rummy-env AEC env, episode="{episode}"'
-    return Row(name, 1, steps, games, seconds, split)
+    timed = loop_timer(run, ["last", "sample", "step", "reset"])
+    timed(args.warmup)
+    return Bench("rummy-env AEC env" if episode == "game" else f'rummy-env AEC env, episode="{episode}"', timed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,7 +361,7 @@ def bench_aec(args: Args, episode: str = "game") -> Row:
 # ---------------------------------------------------------------------------------------------
 
 
-def bench_openspiel(args: Args) -> Row | str:
+def bench_openspiel(args: Args) -> Bench | str:
     try:
         import pyspiel
     except ImportError as e:
@@ -363,18 +403,9 @@ def bench_openspiel(args: Args) -> Row | str:
             t0 = t3
         return steps, games, t0 - start
 
-    parts = ["obs", "legal+sample", "apply", "chance", "new game"]
-    run(args.warmup, dict.fromkeys(parts, 0.0))
-    split = dict.fromkeys(parts, 0.0)
-    steps, games, seconds = run(args.seconds, split)
-    return Row(
-        f"OpenSpiel gin_rummy {pyspiel.__version__ if hasattr(pyspiel, '__version__') else ''}".strip(),
-        1,
-        steps,
-        games,
-        seconds,
-        split,
-    )
+    timed = loop_timer(run, ["obs", "legal+sample", "apply", "chance", "new game"])
+    timed(args.warmup)
+    return Bench(f"OpenSpiel gin_rummy {getattr(pyspiel, '__version__', '')}".strip(), timed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,7 +413,7 @@ def bench_openspiel(args: Args) -> Row | str:
 # ---------------------------------------------------------------------------------------------
 
 
-def bench_rlcard(args: Args) -> Row | str:
+def bench_rlcard(args: Args) -> Bench | str:
     try:
         import rlcard
     except ImportError:
@@ -415,11 +446,9 @@ def bench_rlcard(args: Args) -> Row | str:
             t0 = t2
         return steps, games, t0 - start
 
-    parts = ["sample", "step+obs", "reset"]
-    run(args.warmup, dict.fromkeys(parts, 0.0))
-    split = dict.fromkeys(parts, 0.0)
-    steps, games, seconds = run(args.seconds, split)
-    return Row(f"RLCard gin-rummy {rlcard.__version__}", 1, steps, games, seconds, split)
+    timed = loop_timer(run, ["sample", "step+obs", "reset"])
+    timed(args.warmup)
+    return Bench(f"RLCard gin-rummy {rlcard.__version__}", timed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -440,6 +469,18 @@ def load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
 
 
+def measure(benches: list[Bench], args: Args) -> list[Row]:
+    """Time every bench in ``args.rounds`` rounds, each bench a share of ``args.seconds`` per round, in turn."""
+    rounds: list[list] = [[] for _ in benches]
+    for r in range(args.rounds):
+        for bench, done in zip(benches, rounds, strict=True):
+            done.append(bench.timed(args.seconds / args.rounds))
+            if r == args.rounds - 1:
+                row = Row.of(bench, done)
+                print(f"  ... {row.name}: {fmt(row.steps_per_s)} agent-steps/s", file=sys.stderr, flush=True)
+    return [Row.of(bench, done) for bench, done in zip(benches, rounds, strict=True)]
+
+
 def main() -> None:
     args = parse_args()
     print("## Random legal play throughput\n")
@@ -451,10 +492,12 @@ def main() -> None:
         f"- Python {platform.python_version()} ({platform.python_implementation()}), numpy {np.__version__}, "
         f"{platform.system()} {platform.release()}"
     )
-    print(f"- {args.seconds:g} s timed per row after {args.warmup:g} s warm-up, seed {args.seed}, one process")
+    print(
+        f"- {args.seconds:g} s timed per row in {args.rounds} rounds (the rows take turns), after {args.warmup:g} s "
+        f"warm-up, seed {args.seed}, one process"
+    )
     print(f"- load average before: {load_average()}\n", flush=True)
 
-    rows: list[Row] = []
     notes: list[str] = []
 
     pool_state = None
@@ -474,25 +517,28 @@ def main() -> None:
         "openspiel": bench_openspiel,
         "rlcard": bench_rlcard,
     }
+    ready: list[Bench] = []
     for name in args.rows:
         if name in ("engine", "fused"):
             bench = bench_engine if name == "engine" else bench_fused
-            outs: list[Row | str] = [bench(args, b, pool_state) for b in args.batches]
+            outs: list[Bench | str] = [bench(args, b, pool_state) for b in args.batches]
         else:
             outs = [benches[name](args)]
         for out in outs:
-            if isinstance(out, str):
-                notes.append(out)
-            else:
-                rows.append(out)
-                print(f"  ... {out.name}: {fmt(out.steps_per_s)} agent-steps/s", file=sys.stderr, flush=True)
+            (notes if isinstance(out, str) else ready).append(out)
+    rows = measure(ready, args)
 
-    print("| environment | agent-steps/s | games/s | agent-steps/game | where the time goes |")
-    print("|---|---:|---:|---:|---|")
+    head = f"| environment | agent-steps/s | range over {args.rounds} rounds | games/s | agent-steps/game |"
+    print(head + " where the time goes |")
+    print("|---|---:|---:|---:|---:|---|")
     for r in rows:
         per_game = fmt(r.agent_steps / r.games) if r.games else "—"
         extra = f" ({r.note})" if r.note else ""
-        print(f"| {r.name}{extra} | {fmt(r.steps_per_s)} | {fmt(r.games_per_s)} | {per_game} | {split_text(r)} |")
+        spread = f"{fmt(min(r.rates))}-{fmt(max(r.rates))}"
+        print(
+            f"| {r.name}{extra} | {fmt(r.steps_per_s)} | {spread} | {fmt(r.games_per_s)} | {per_game} | "
+            f"{split_text(r)} |"
+        )
     print()
 
     reference = [r for r in rows if r.name.startswith("OpenSpiel")]
