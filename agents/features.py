@@ -33,46 +33,11 @@ from rummy_env.rules import JOKER_GROUP_SIZE, Rules
 
 from . import kernels
 from .base import LAYOFF_BONUS, MELD_BONUS
+from .kernels import PlanTables
 
 ACCEPTED_MAX = 2  # a fresh 3-card run takes a card at either end; a fresh group its fourth suit
 FOUR_BONUS = 500.0  # RULES §8.2: a group of four put down at once ranks above every 3-card meld
 HOLD_JOKERS = -5000.0  # three jokers held back (below every discard) while the fourth may still come
-
-
-@dataclass(frozen=True)
-class PlanTables:
-    """Per-rules constants for planning, as the kernels take them: meld patterns, what they accept, card values."""
-
-    cards: np.ndarray  # int64 [P, 3] the natural cards of each pattern
-    enabled: np.ndarray  # bool [P] the pattern is a legal 3-card meld
-    card_points: np.ndarray  # int64 [P, 3] value of each natural card where it stands in the pattern
-    joker_value: int  # points a joker scores wherever it is melded
-    max_lacking: np.ndarray  # int64 [P] cards jokers may play in the pattern (-1: disabled)
-    accept_run: np.ndarray  # bool [P, 53] cards that extend the fresh run at either end
-    accept_group: np.ndarray  # bool [P, 53] the card that completes the fresh group
-    neighbours: np.ndarray  # bool [53, 53] the cards next to a card in its suit
-    values: np.ndarray  # float32 [53] card values in hand
-    partners: np.ndarray  # int64 [53, 6, 2] the two other cards of each enabled pattern of a card (-1 pad)
-    accepts: np.ndarray  # int64 [P, 2] the cards a fresh meld of each pattern accepts (-1 pad)
-    pattern_bits: np.ndarray  # uint64 [P] the natural cards of each pattern, one bit per card
-    run_bits: np.ndarray  # uint64 [P] accept_run as bits
-    group_bits: np.ndarray  # uint64 [P] accept_group as bits
-    neighbour_bits: np.ndarray  # uint64 [53] neighbours as bits
-
-    @property
-    def planner(self) -> tuple:
-        """The arguments ``kernels.plan_hands`` takes after the hands and the table."""
-        return (
-            self.cards,
-            self.card_points,
-            self.joker_value,
-            self.max_lacking,
-            self.run_bits,
-            self.group_bits,
-            self.neighbour_bits,
-            self.values,
-            self.pattern_bits,
-        )
 
 
 @lru_cache(maxsize=64)
@@ -102,13 +67,9 @@ def plan_tables(rules: Rules) -> PlanTables:
                 neighbours[c, card_kind(suit, other % NUM_RANKS)] = True
     return PlanTables(
         cards=table.cards.astype(np.int64),
-        enabled=table.enabled,
         card_points=table.card_points.astype(np.int64),
         joker_value=table.joker_value,
         max_lacking=table.max_lacking.astype(np.int64),
-        accept_run=accept_run,
-        accept_group=accept_group,
-        neighbours=neighbours,
         values=table.values.astype(np.float32),
         partners=table.partners.astype(np.int64),
         accepts=_accepted_cards(accept_run | accept_group),
@@ -184,12 +145,11 @@ def top_melds_now(spec: GameSpec, s: State, games: np.ndarray, hand: np.ndarray)
     """``bool [n]`` the top card of the pile melds at once with ``hand`` (new meld or lay-off)."""
     rules = spec.rules
     if rules.min_run == 3:  # the engine's answer at depth 0 (``pile_melds``), without its other depths
-        pt = plan_tables(rules)
         group = JOKER_GROUP_SIZE if rules.joker_mode == "groups_only" else 0
         table = (s.accept_run, s.accept_group, s.open_groups)
         games = np.asarray(games, dtype=np.int64)
         hands = np.ascontiguousarray(hand)
-        return kernels.top_melds(games, hands, s.pile, s.pile_len, *table, pt.cards, pt.max_lacking, pt.partners, group)
+        return kernels.top_melds(games, hands, s.pile, s.pile_len, *table, plan_tables(rules), group)
     _, meld_ok, lay_ok = pile_melds(spec, s, games, hand)
     if meld_ok.shape[1] == 0:
         return np.zeros(len(games), dtype=bool)
@@ -225,7 +185,7 @@ def plan_hands(spec: GameSpec, hand: np.ndarray, run: np.ndarray, group: np.ndar
         np.ascontiguousarray(group, dtype=bool),
         np.ascontiguousarray(joker, dtype=bool),
     )
-    return Plan(*kernels.plan_hands(_hands(hand), *table, *plan_tables(spec.rules).planner))
+    return Plan(*kernels.plan_hands(_hands(hand), *table, plan_tables(spec.rules)))
 
 
 def plan_acting(spec: GameSpec, s: State, games: np.ndarray) -> Plan:

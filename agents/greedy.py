@@ -48,17 +48,12 @@ class GreedyAgent(HeuristicAgent):
     def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Best meld first, then natural lay-offs, joker lay-offs, and finally the loosest high card."""
         spec = engine.spec
-        pt = plan_tables(spec.rules)
         hand = np.ascontiguousarray(acting_hand(engine.state, games), dtype=np.int16)
         scores = kernels.greedy_play(
             hand,
             np.ascontiguousarray(mask),
             play_blocks(spec),
-            pt.cards,
-            pt.card_points,
-            pt.joker_value,
-            pt.values,
-            pt.partners,
+            plan_tables(spec.rules),
             has_gambit(spec),
         )
         scores = run4_scores(spec, hand, scores)

@@ -1,16 +1,17 @@
 """Compiled per-game scoring of the heuristic agents (numba ``njit``, cached on disk).
 
 Each kernel takes a batch of hands (card counts ``[n, 53]``) and the meld
-tables of ``rummy_env.melds.MeldTable`` as plain arrays, and loops over games
-and cards in compiled code. The arithmetic reproduces the numpy formulation it
-replaced bit for bit (``tests/agents/test_kernels.py`` holds that one as the
-oracle): integer points stay integers, and float64 sums over 53 cards add in
-numpy's pairwise order.
+tables of ``rummy_env.melds.MeldTable`` as one ``PlanTables`` argument (a named
+tuple of arrays), and loops over games and cards in compiled code. The
+arithmetic reproduces the numpy formulation it replaced bit for bit
+(``tests/agents/test_kernels.py`` holds that one as the oracle): integer points
+stay integers, and float64 sums over 53 cards add in numpy's pairwise order.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -34,6 +35,22 @@ LOOSE_JOKER = 99.0  # connections of a joker: it partners everything
 PAIRWISE_LANES = 8  # numpy's pairwise summation adds blocks of 8 in 8 accumulators
 
 
+class PlanTables(NamedTuple):
+    """Per-rules constants for planning (``features.plan_tables``), passed to the kernels as one argument."""
+
+    cards: np.ndarray  # int64 [P, 3] the natural cards of each pattern
+    card_points: np.ndarray  # int64 [P, 3] value of each natural card where it stands in the pattern
+    joker_value: int  # points a joker scores wherever it is melded
+    max_lacking: np.ndarray  # int64 [P] cards jokers may play in the pattern (-1: disabled)
+    values: np.ndarray  # float32 [53] card values in hand
+    partners: np.ndarray  # int64 [53, 6, 2] the two other cards of each enabled pattern of a card (-1 pad)
+    accepts: np.ndarray  # int64 [P, 2] the cards a fresh meld of each pattern accepts (-1 pad)
+    pattern_bits: np.ndarray  # uint64 [P] the natural cards of each pattern, one bit per card
+    run_bits: np.ndarray  # uint64 [P] cards that extend the fresh run at either end, as bits
+    group_bits: np.ndarray  # uint64 [P] the card that completes the fresh group, as bits
+    neighbour_bits: np.ndarray  # uint64 [53] the cards next to a card in its suit, as bits
+
+
 @njit(cache=True)
 def pairwise_sum(terms: np.ndarray) -> float:
     """``terms.sum()`` in numpy's order for up to 128 float64 terms (8 accumulators, then the tail)."""
@@ -55,15 +72,15 @@ def pairwise_sum(terms: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def _pattern_gain(hand, cards, card_points, joker_value, p):
+def _pattern_gain(hand, plan, p):
     """(points, lacking) of pattern ``p`` melded from ``hand``: naturals at their value, jokers for the rest."""
     points = 0
     lacking = 0
     for k in range(3):
-        if hand[cards[p, k]] > 0:
-            points += card_points[p, k]
+        if hand[plan.cards[p, k]] > 0:
+            points += plan.card_points[p, k]
         else:
-            points += joker_value
+            points += plan.joker_value
             lacking += 1
     return points, lacking
 
@@ -84,13 +101,7 @@ def _partners_held(hand, partners, c):
 def _connections_one(hand, partners, out):
     """Fill ``out [53]``: per card, the held cards sharing an enabled meld pattern with it (jokers: 99)."""
     for c in range(NUM_KINDS):
-        total = 0
-        for k in range(partners.shape[1]):
-            a, b = partners[c, k, 0], partners[c, k, 1]
-            if a < 0:
-                break
-            total += (hand[a] > 0) + (hand[b] > 0)
-        out[c] = total
+        out[c] = _partners_held(hand, partners, c)
     out[JOKER] = LOOSE_JOKER
 
 
@@ -114,23 +125,10 @@ def _bits(row):
 
 
 @njit(cache=True)
-def _plan_one(
-    hand,
-    table_run,
-    table_group,
-    joker,
-    cards,
-    card_points,
-    joker_value,
-    max_lacking,
-    run_bits,
-    group_bits,
-    neighbour_bits,
-    values,
-    pattern_bits,
-):
+def _plan_one(hand, table_run, table_group, joker, plan):
     """Plan one hand in place (``hand`` ends as the leftovers) on a table taking ``table_run`` / ``table_group``;
     returns its points. What the table and the planned melds take is kept as bits (``PlanTables``)."""
+    cards, max_lacking, pattern_bits = plan.cards, plan.max_lacking, plan.pattern_bits
     run, group = _bits(table_run), _bits(table_group)
     points = 0
     while True:
@@ -140,7 +138,7 @@ def _plan_one(
         for p in range(cards.shape[0]):
             if jokers == 0 and (pattern_bits[p] & ~held) != np.uint64(0):  # a card missing and no joker: out of reach
                 continue
-            gain, lacking = _pattern_gain(hand, cards, card_points, joker_value, p)
+            gain, lacking = _pattern_gain(hand, plan, p)
             if lacking > min(jokers, max_lacking[p]):
                 continue
             pref = gain - JOKER_PENALTY * lacking
@@ -153,8 +151,8 @@ def _plan_one(
                 hand[cards[best, k]] -= 1
         hand[JOKER] -= best_lacking
         points += best_points
-        run |= run_bits[best]
-        group |= group_bits[best]
+        run |= plan.run_bits[best]
+        group |= plan.group_bits[best]
         joker = True
     one = np.uint64(1)
     while True:  # every card the table takes, a pass at a time (a run laid off on takes its new ends next pass)
@@ -165,57 +163,29 @@ def _plan_one(
             break
         for c in range(NUM_KINDS):
             if (laid >> np.uint64(c)) & one:
-                points += values[c]
+                points += plan.values[c]
                 hand[c] -= 1
             if (on_run >> np.uint64(c)) & one:
-                run |= neighbour_bits[c]
+                run |= plan.neighbour_bits[c]
     if joker:
-        points += hand[JOKER] * joker_value
+        points += hand[JOKER] * plan.joker_value
         hand[JOKER] = 0
     return points
 
 
 @njit(cache=True)
-def plan_hands(
-    hands,
-    run,
-    group,
-    joker,
-    cards,
-    card_points,
-    joker_value,
-    max_lacking,
-    run_bits,
-    group_bits,
-    neighbour_bits,
-    values,
-    pattern_bits,
-):
+def plan_hands(hands, run, group, joker, plan):
     """``(points float32 [n], rest int16 [n, 53])``: each hand split greedily into melds, lay-offs and leftovers."""
     n = hands.shape[0]
     rest = hands.astype(np.int16)
     points = np.zeros(n, dtype=np.float32)
     for g in range(n):
-        points[g] = _plan_one(
-            rest[g],
-            run[g],
-            group[g],
-            joker[g],
-            cards,
-            card_points,
-            joker_value,
-            max_lacking,
-            run_bits,
-            group_bits,
-            neighbour_bits,
-            values,
-            pattern_bits,
-        )
+        points[g] = _plan_one(rest[g], run[g], group[g], joker[g], plan)
     return points, rest
 
 
 @njit(cache=True)
-def _worth_one(points, rest, partners, values, weights, terms):
+def _worth_one(points, rest, plan, weights, terms):
     """A planned hand's worth (``StrategicAgent.worth``); ``terms`` is a scratch row."""
     deadwood, partial, card_cost, out_bonus = weights[0], weights[1], weights[2], weights[3]
     size = 0
@@ -223,8 +193,8 @@ def _worth_one(points, rest, partners, values, weights, terms):
         terms[c] = 0.0
         if rest[c] == 0:  # nothing at risk, whatever its partners
             continue
-        share = 1.0 if c != JOKER and _partners_held(rest, partners, c) <= 0 else 1.0 - partial
-        terms[c] = np.float64(np.float32(rest[c]) * values[c]) * share
+        share = 1.0 if c != JOKER and _partners_held(rest, plan.partners, c) <= 0 else 1.0 - partial
+        terms[c] = np.float64(np.float32(rest[c]) * plan.values[c]) * share
         size += rest[c]
     at_risk = pairwise_sum(terms)
     out = 1.0 if size <= 1 else 0.0
@@ -232,13 +202,13 @@ def _worth_one(points, rest, partners, values, weights, terms):
 
 
 @njit(cache=True)
-def worth(points, rest, partners, values, weights):
+def worth(points, rest, plan, weights):
     """``float64 [n]`` planned hands' worth: points, less leftovers at risk and carried, plus going out."""
     n = len(points)
     out = np.zeros(n, dtype=np.float64)
     terms = np.zeros(NUM_KINDS, dtype=np.float64)
     for g in range(n):
-        out[g] = _worth_one(points[g], rest[g], partners, values, weights, terms)
+        out[g] = _worth_one(points[g], rest[g], plan, weights, terms)
     return out
 
 
@@ -268,16 +238,7 @@ def pile_gains(
     pile,
     pile_len,
     legal,
-    cards,
-    card_points,
-    joker_value,
-    max_lacking,
-    run_bits,
-    group_bits,
-    neighbour_bits,
-    values,
-    pattern_bits,
-    partners,
+    plan,
     weights,
 ):
     """``float32 [n, D]`` worth added by taking the pile of game ``games[i]`` down to each ``legal`` depth (``-inf``
@@ -298,22 +259,8 @@ def pile_gains(
         for c in range(NUM_KINDS):
             own[c] = hand[g, current[g], c]
         planned[:] = own
-        points = _plan_one(
-            planned,
-            run,
-            group,
-            joker,
-            cards,
-            card_points,
-            joker_value,
-            max_lacking,
-            run_bits,
-            group_bits,
-            neighbour_bits,
-            values,
-            pattern_bits,
-        )
-        before = _worth_one(np.float32(points), planned, partners, values, weights, terms)
+        points = _plan_one(planned, run, group, joker, plan)
+        before = _worth_one(np.float32(points), planned, plan, weights, terms)
         taken[:] = 0
         for d in range(depths):
             at = pile_len[g] - 1 - d
@@ -323,22 +270,8 @@ def pile_gains(
                 continue
             for c in range(NUM_KINDS):
                 planned[c] = own[c] + taken[c]
-            points = _plan_one(
-                planned,
-                run,
-                group,
-                joker,
-                cards,
-                card_points,
-                joker_value,
-                max_lacking,
-                run_bits,
-                group_bits,
-                neighbour_bits,
-                values,
-                pattern_bits,
-            )
-            after = _worth_one(np.float32(points), planned, partners, values, weights, terms)
+            points = _plan_one(planned, run, group, joker, plan)
+            after = _worth_one(np.float32(points), planned, plan, weights, terms)
             gains[i, d] = after - before
     return gains
 
@@ -496,9 +429,10 @@ def opponent_odds(
 
 
 @njit(cache=True)
-def _melds_on_top(hand, card, cards, max_lacking, partners, joker_group):
+def _melds_on_top(hand, card, plan, joker_group):
     """``card`` taken from the top of the pile forms a new 3-card meld with ``hand`` at once: the engine's
     ``pile_melds`` at depth 0 (``joker_group``: the least group of jokers under ``groups_only``, else 0)."""
+    cards, max_lacking, partners = plan.cards, plan.max_lacking, plan.partners
     jokers = hand[JOKER]
     if card == JOKER:
         if joker_group > 0:
@@ -529,7 +463,7 @@ def _fits_table(g, card, accept_run, accept_group, open_groups, joker_group):
 
 
 @njit(cache=True)
-def top_melds(games, hands, pile, pile_len, accept_run, accept_group, open_groups, cards, max_lacking, partners, group):
+def top_melds(games, hands, pile, pile_len, accept_run, accept_group, open_groups, plan, group):
     """``bool [n]`` the top card of game ``games[i]``'s pile melds at once with ``hands[i]`` (a new 3-card meld or
     a lay-off; ``features.top_melds_now``); takes the state's arrays whole, 3-card runs only."""
     out = np.zeros(len(games), dtype=np.bool_)
@@ -538,7 +472,7 @@ def top_melds(games, hands, pile, pile_len, accept_run, accept_group, open_group
         if pile_len[g] <= 0:
             continue
         card = pile[g, pile_len[g] - 1]
-        out[i] = _melds_on_top(hands[i], card, cards, max_lacking, partners, group) or _fits_table(
+        out[i] = _melds_on_top(hands[i], card, plan, group) or _fits_table(
             g, card, accept_run, accept_group, open_groups, group
         )
     return out
@@ -567,7 +501,7 @@ def _must_discard(row, legal, blocks):
 
 
 @njit(cache=True)
-def greedy_play(hands, mask, blocks, cards, card_points, joker_value, values, partners, all_melds):
+def greedy_play(hands, mask, blocks, plan, all_melds):
     """``float32 [n, A]`` ``GreedyAgent.score_play``: best meld, natural then joker lay-offs, loosest high discard.
 
     ``blocks``: start and stop of the meld, lay-off run, lay-off group, joker run, joker group and discard blocks.
@@ -579,26 +513,24 @@ def greedy_play(hands, mask, blocks, cards, card_points, joker_value, values, pa
         row = scores[i]
         for p in range(blocks[1] - blocks[0]):
             if all_melds or mask[i, blocks[0] + p]:
-                row[blocks[0] + p] = MELD_BONUS + np.float32(
-                    _pattern_gain(hands[i], cards, card_points, joker_value, p)[0]
-                )
-        _fill_layoffs(row, blocks, values)
+                row[blocks[0] + p] = MELD_BONUS + np.float32(_pattern_gain(hands[i], plan, p)[0])
+        _fill_layoffs(row, blocks, plan.values)
         if not _must_discard(row, mask[i], blocks):
             continue
         for c in range(blocks[11] - blocks[10]):
             if mask[i, blocks[10] + c]:
-                loose = LOOSE_JOKER if c == JOKER else _partners_held(hands[i], partners, c)
-                row[blocks[10] + c] = values[c] - DISCARD_LOOSENESS * np.float32(loose)
+                loose = LOOSE_JOKER if c == JOKER else _partners_held(hands[i], plan.partners, c)
+                row[blocks[10] + c] = plan.values[c] - DISCARD_LOOSENESS * np.float32(loose)
     return scores
 
 
 @njit(cache=True)
-def _plan_acting(g, own, table, planner, rest, run, group):
+def _plan_acting(g, own, table, plan, rest, run, group):
     """Plan the hand ``own`` to act in game ``g`` on its table (``table``: the state's accept_run, accept_group and
-    open_groups; ``planner``: ``PlanTables.planner``) into ``rest``; ``run`` and ``group`` are scratch."""
+    open_groups) into ``rest``; ``run`` and ``group`` are scratch."""
     joker = _table_row(g, table[0], table[1], table[2], run, group)
     rest[:] = own
-    _plan_one(rest, run, group, joker, *planner)
+    _plan_one(rest, run, group, joker, plan)
 
 
 @njit(cache=True)
@@ -620,17 +552,7 @@ def strategic_play(
     calls,
     team,
     all_melds,
-    cards,
-    card_points,
-    joker_value,
-    max_lacking,
-    run_bits,
-    group_bits,
-    neighbour_bits,
-    values,
-    pattern_bits,
-    partners,
-    accepts,
+    plan,
     weights,
 ):
     """``float32 [n, A]`` ``StrategicAgent.score_play``: planned melds (unless held back), lay-offs, safest discard.
@@ -649,7 +571,7 @@ def strategic_play(
     in_pile = np.zeros(NUM_KINDS, dtype=np.bool_)
     odds = np.zeros(NUM_KINDS, dtype=np.float32)
     work = _odds_work()
-    planner = (cards, card_points, joker_value, max_lacking, run_bits, group_bits, neighbour_bits, values, pattern_bits)
+    partners, values, accepts = plan.partners, plan.values, plan.accepts
     table = (accept_run, accept_group, open_groups)
     for i in range(n):
         g, me, row = games[i], current[games[i]], scores[i]
@@ -666,7 +588,7 @@ def strategic_play(
         planned = False
         guard = hold and calls and not ending and (all_melds or mask[i, blocks[0] : blocks[1]].any())
         if guard:  # a meld to hold back unless the hand is ending, which takes the plan to tell
-            _plan_acting(g, own, table, planner, rest, run, group)
+            _plan_acting(g, own, table, plan, rest, run, group)
             planned = True
             left = 0
             for c in range(NUM_KINDS):
@@ -682,13 +604,13 @@ def strategic_play(
             if guard and not ending:
                 for k in range(accepts.shape[1]):
                     opens |= accepts[p, k] >= 0 and in_pile[accepts[p, k]]
-            gain, lacking = _pattern_gain(own, cards, card_points, joker_value, p)
+            gain, lacking = _pattern_gain(own, plan, p)
             row[blocks[0] + p] = HOLD if opens else MELD_BONUS + (np.float64(gain) - JOKER_PENALTY * lacking)
         _fill_layoffs(row, blocks, values)
         if not _must_discard(row, mask[i], blocks):
             continue
         if not planned:
-            _plan_acting(g, own, table, planner, rest, run, group)
+            _plan_acting(g, own, table, plan, rest, run, group)
         discards = mask[i, blocks[10] : blocks[11]]
         _odds_one(
             g,

@@ -92,13 +92,12 @@ class StrategicAgent(HeuristicAgent):
 
     def worth(self, spec: GameSpec, plan: Plan) -> np.ndarray:
         """``float [n]`` a planned hand's worth: its points, less its leftovers at risk, plus going out."""
-        pt = plan_tables(spec.rules)
-        return kernels.worth(plan.points, plan.rest, pt.partners, pt.values, self.weights())
+        return kernels.worth(plan.points, plan.rest, plan_tables(spec.rules), self.weights())
 
     def pile_gains(self, engine: Engine, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """``float [n, D]`` worth added by taking the pile down to each ``legal`` depth (``-inf`` elsewhere)."""
-        s, pt = engine.state, plan_tables(engine.spec.rules)
-        return kernels.pile_gains(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
+        s = engine.state
+        return kernels.pile_gains(
             np.asarray(games, dtype=np.int64),
             s.hand,
             s.current,
@@ -108,8 +107,7 @@ class StrategicAgent(HeuristicAgent):
             s.pile,
             s.pile_len,
             np.ascontiguousarray(legal),
-            *pt.planner,
-            pt.partners,
+            plan_tables(engine.spec.rules),
             self.weights(),
         )
 
@@ -135,7 +133,6 @@ class StrategicAgent(HeuristicAgent):
     def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Planned melds (unless held back), then lay-offs, then the safest discard."""
         spec, s, p = engine.spec, engine.state, self.params
-        pt = plan_tables(spec.rules)
         weights = np.array(
             [p.keep_partial, p.danger, p.tempo, p.urgent_hand, p.urgent_stock, p.hold_calls], dtype=np.float64
         )
@@ -149,9 +146,7 @@ class StrategicAgent(HeuristicAgent):
             spec.rules.rummy_calls != "off",
             spec.rules.partnership,
             has_gambit(spec),
-            *pt.planner,
-            pt.partners,
-            pt.accepts,
+            plan_tables(spec.rules),
             weights,
         )
         if spec.layout.sizes[MELD_RUN4]:

@@ -30,6 +30,24 @@ TUNED = {"partial": 0.3, "deadwood": 0.7, "card_cost": 1.5, "out_bonus": 33.3}
 PHASES = ((DRAW_PHASE, "score_draw"), (PLAY_PHASE, "score_play"), (RUMMY_PHASE, "score_rummy"))
 
 
+def positions(rules: Rules, num_games: int, seed: int, steps: int):
+    """``(step, engine, live games)`` before each of ``steps`` steps of strategic-vs-greedy play (truncated games
+    restart), until every game is done."""
+    engine = Engine(rules, num_games=num_games, seed=seed, max_steps=400)
+    drivers = [StrategicAgent(), GreedyAgent()]
+    seats = np.array([[p % 2 for p in range(rules.players)]] * engine.num_games)
+    for step in range(steps):
+        live = ~engine.done
+        if not live.any():
+            return
+        games = np.flatnonzero(live)
+        yield step, engine, games
+        result = engine.step(act_all(engine, drivers, seats, live)[live], games=games)
+        ended = np.flatnonzero(result.truncated)
+        if len(ended):
+            engine.reset(games=games[ended])
+
+
 def pairs(rules: Rules):
     """(compiled, legacy) agent pairs, strategic also with non-default weights."""
     del rules
@@ -64,21 +82,11 @@ def compare_position(engine: Engine, compiled, legacy) -> int:
 @pytest.mark.parametrize("name", VARIANTS)
 def test_compiled_scoring_matches_numpy_oracle(name):
     rules = VARIANTS[name]
-    engine = Engine(rules, num_games=24, seed=3, max_steps=400)
-    drivers = [StrategicAgent(), GreedyAgent()]
-    seats = np.array([[p % 2 for p in range(rules.players)]] * engine.num_games)
     compared = 0
-    for step in range(300):
-        live = ~engine.done
-        if not live.any():
-            break
+    for step, engine, _ in positions(rules, num_games=24, seed=3, steps=300):
         if step % 4 == 0:
             for compiled, legacy in pairs(rules):
                 compared += compare_position(engine, compiled, legacy)
-        result = engine.step(act_all(engine, drivers, seats, live)[live], games=np.flatnonzero(live))
-        ended = np.flatnonzero(result.truncated)
-        if len(ended):
-            engine.reset(games=np.flatnonzero(live)[ended])
     assert compared > 600
 
 
@@ -130,15 +138,8 @@ TOP_VARIANTS = {
 def test_top_melds_now_matches_engine_pile_melds(name):
     rules = TOP_VARIANTS[name]
     rng = np.random.default_rng(11)
-    engine = Engine(rules, num_games=32, seed=5, max_steps=400)
-    drivers = [StrategicAgent(), GreedyAgent()]
-    seats = np.array([[p % 2 for p in range(rules.players)]] * engine.num_games)
     checked = 0
-    for _ in range(150):
-        live = ~engine.done
-        if not live.any():
-            break
-        games = np.flatnonzero(live)
+    for _, engine, games in positions(rules, num_games=32, seed=5, steps=150):
         hand = acting_hand(engine.state, games)
         noisy = hand + rng.integers(0, 2, size=hand.shape).astype(hand.dtype)
         for cards in (hand, noisy):
@@ -146,28 +147,12 @@ def test_top_melds_now_matches_engine_pile_melds(name):
             expected = (meld_ok[:, 0] | lay_ok[:, 0]) if meld_ok.shape[1] else np.zeros(len(games), dtype=bool)
             np.testing.assert_array_equal(top_melds_now(engine.spec, engine.state, games, cards), expected)
             checked += int(expected.sum())
-        result = engine.step(act_all(engine, drivers, seats, live)[live], games=games)
-        ended = np.flatnonzero(result.truncated)
-        if len(ended):
-            engine.reset(games=games[ended])
     assert checked > 100
 
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_opponent_odds_match_numpy_oracle_on_every_card(name):
-    rules = VARIANTS[name]
-    engine = Engine(rules, num_games=24, seed=7, max_steps=400)
-    drivers = [StrategicAgent(), GreedyAgent()]
-    seats = np.array([[p % 2 for p in range(rules.players)]] * engine.num_games)
-    for step in range(200):
-        live = ~engine.done
-        if not live.any():
-            break
-        games = np.flatnonzero(live)
+    for step, engine, games in positions(VARIANTS[name], num_games=24, seed=7, steps=200):
         if step % 5 == 0:
             new = opponent_odds(engine.spec, engine.state, games)
             np.testing.assert_array_equal(new, legacy_opponent_odds(engine.spec, engine.state, games))
-        result = engine.step(act_all(engine, drivers, seats, live)[live], games=games)
-        ended = np.flatnonzero(result.truncated)
-        if len(ended):
-            engine.reset(games=games[ended])
