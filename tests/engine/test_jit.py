@@ -8,7 +8,7 @@ from pathlib import Path
 from numba import njit
 from numba.core import event
 
-from rummy_env.engine.kernels.jit import COMPILING_NOTICE, _FirstCompileNotice, drop_stale_cache
+from rummy_env.engine.kernels.jit import COMPILING_NOTICE, NOTICE, _FirstCompileNotice, drop_stale_cache
 
 
 def _probe(module: str):
@@ -21,7 +21,8 @@ def _probe(module: str):
     return njit(add_one)
 
 
-def test_the_first_compilation_of_a_project_kernel_is_announced_once(caplog):
+def test_the_first_compilation_of_a_project_kernel_is_announced_once(caplog, monkeypatch):
+    monkeypatch.setattr(NOTICE, "said", True)  # the process's own notice stays quiet; a fresh one is watched
     notice = _FirstCompileNotice()
     with caplog.at_level(logging.WARNING, logger="rummy_env"), event.install_listener("numba:compile", notice):
         _probe("users_own_code")(1)

@@ -46,7 +46,9 @@ class _FirstCompileNotice(event.Listener):
         """Nothing to do when a compilation ends."""
 
 
-event.register("numba:compile", _FirstCompileNotice())
+NOTICE = _FirstCompileNotice()
+"""The process's notice (``NOTICE.said``: it has been given)."""
+event.register("numba:compile", NOTICE)
 
 # numba's type stubs do not list the (real) ``no_cpython_wrapper`` option.
 kernel = njit(cache=True, no_cpython_wrapper=True)  # type: ignore[call-overload]
