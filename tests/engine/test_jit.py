@@ -24,6 +24,8 @@ def _probe(module: str):
 def test_the_first_compilation_of_a_project_kernel_is_announced_once(caplog, monkeypatch):
     monkeypatch.setattr(NOTICE, "said", True)  # the process's own notice stays quiet; a fresh one is watched
     notice = _FirstCompileNotice()
+    notice.on_start(event.Event("numba:compile", event.EventStatus.START, data={}))  # no dispatcher: not ours
+    assert not notice.said
     with caplog.at_level(logging.WARNING, logger="rummy_env"), event.install_listener("numba:compile", notice):
         _probe("users_own_code")(1)
         assert COMPILING_NOTICE not in caplog.text, "a user's own numba function is not ours to announce"

@@ -38,7 +38,8 @@ class _FirstCompileNotice(event.Listener):
 
     def on_start(self, ev: event.Event) -> None:
         """Warn before the first compilation of a project kernel (cache hits raise no event)."""
-        if not self.said and ev.data["dispatcher"].py_func.__module__.startswith(_OWN_MODULES):
+        function = getattr(ev.data.get("dispatcher"), "py_func", None)
+        if not self.said and (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES):
             self.said = True
             logging.getLogger("rummy_env").warning(COMPILING_NOTICE)
 
