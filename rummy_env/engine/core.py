@@ -270,25 +270,28 @@ class Engine:
     ) -> None:
         """``step_and_observe`` into arrays the caller owns and reuses (``int64 [G]`` actions, zeroed ``float64
         [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``); shapes unchecked (the AEC env)."""
-        results = (rewards, done, truncated, int(self.max_steps or 0))
-        if self.num_games < PARALLEL_MIN:
-            bad = _step_serial(self._ref, self._all, chosen, bool(check), True, *results, out)
-        else:
-            bad = self._first_illegal(self._all, chosen) if check else -1
-            if bad < 0:
-                self._step_in_threads(self._all, chosen, True, results, out)
-        if bad >= 0:
-            self._refuse(int(bad), int(chosen[bad]))
+        self._step_games(self._all, chosen, check, True, (rewards, done, truncated), out)
 
-    def _step_in_threads(
-        self, games: np.ndarray, chosen: np.ndarray, refresh: bool, results: tuple, out: np.ndarray
+    def _step_games(
+        self, games: np.ndarray, chosen: np.ndarray, check: bool, refresh: bool, results: tuple, out: np.ndarray
     ) -> None:
-        """Step ``games`` (already checked) on the threads, each its share; ``out``: observe them too (or no rows)."""
-        chunks = [
-            (ref, games[lo:hi], chosen[lo:hi], False, refresh, *results, out[lo:hi] if len(out) else out)
-            for ref, lo, hi in self._chunk_bounds(len(games))
-        ]
-        _in_threads(_step_serial, chunks)
+        """Step each game ``games[i]`` (ascending, unique) with ``chosen[i]`` into ``results`` (rewards, done,
+        truncated): on one thread below ``PARALLEL_MIN`` games, else every game checked first, then each thread its
+        share. ``refresh``: recompute their masks at once; ``out`` (or no rows): observe them too. An illegal action
+        raises before any game moves."""
+        flags = (*results, int(self.max_steps or 0))
+        if len(games) < PARALLEL_MIN:
+            bad = _step_serial(self._ref, games, chosen, bool(check), refresh, *flags, out)
+        else:
+            bad = self._first_illegal(games, chosen) if check else -1
+            if bad < 0:
+                chunks = [
+                    (ref, games[lo:hi], chosen[lo:hi], False, refresh, *flags, out[lo:hi] if len(out) else out)
+                    for ref, lo, hi in self._chunk_bounds(len(games))
+                ]
+                _in_threads(_step_serial, chunks)
+        if bad >= 0:
+            self._refuse(int(games[bad]), int(chosen[bad]))
 
     def _fill_masks(self, games: np.ndarray) -> None:
         """Compute the masks of those ``games`` that are stale."""
@@ -327,15 +330,7 @@ class Engine:
             chosen = full[stepped]
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
-        results = (rewards, done, truncated, int(self.max_steps or 0))
-        if len(stepped) < PARALLEL_MIN:
-            bad = _step_serial(self._ref, stepped, chosen, bool(check), False, *results, _NO_ROWS)
-        else:  # check every game before any is stepped, then step in threads
-            bad = self._first_illegal(stepped, chosen) if check else -1
-            if bad < 0:
-                self._step_in_threads(stepped, chosen, False, results, _NO_ROWS)
-        if bad >= 0:
-            self._refuse(int(stepped[bad]), int(chosen[bad]))
+        self._step_games(stepped, chosen, check, False, (rewards, done, truncated), _NO_ROWS)
         if auto_reset:
             ended = (done | truncated).nonzero()[0]
             if len(ended):
