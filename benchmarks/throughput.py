@@ -130,7 +130,7 @@ Timed = Callable[[float], "tuple[int, int, float, dict[str, float]]"]
 
 @dataclass
 class Bench:
-    """A row being measured, warmed up: each call of ``timed`` plays on where the last one stopped."""
+    """A row being measured: each call of ``timed`` plays on where the last one stopped."""
 
     name: str
     timed: Timed
@@ -275,7 +275,6 @@ def bench_engine(args: Args, batch: int, pool_state, rules: Rules | None = None,
         return int(res.done.sum()), (t1, t2, t3, clock())
 
     timed = step_timer(step, ["mask", "obs", "sample", "step"], batch)
-    timed(args.warmup)
     return Bench(f"rummy-env Engine{label}, batch {batch}" + (" (one game)" if batch == 1 else ""), timed, note)
 
 
@@ -299,7 +298,6 @@ def bench_fused(args: Args, batch: int, pool_state) -> Bench:
         return len(ended), (t1, t2, t3, clock())
 
     timed = step_timer(step, ["mask", "sample", "step+mask+obs", "reset"], batch)
-    timed(args.warmup)
     name = f"rummy-env Engine.step_and_observe, batch {batch}" + (" (one game)" if batch == 1 else "")
     return Bench(name, timed, note)
 
@@ -352,7 +350,6 @@ def bench_aec(args: Args, episode: str = "game") -> Bench:
             games += 1
 
     timed = loop_timer(run, ["last", "sample", "step", "reset"])
-    timed(args.warmup)
     return Bench("rummy-env AEC env" if episode == "game" else f'rummy-env AEC env, episode="{episode}"', timed)
 
 
@@ -404,7 +401,6 @@ def bench_openspiel(args: Args) -> Bench | str:
         return steps, games, t0 - start
 
     timed = loop_timer(run, ["obs", "legal+sample", "apply", "chance", "new game"])
-    timed(args.warmup)
     return Bench(f"OpenSpiel gin_rummy {getattr(pyspiel, '__version__', '')}".strip(), timed)
 
 
@@ -447,7 +443,6 @@ def bench_rlcard(args: Args) -> Bench | str:
         return steps, games, t0 - start
 
     timed = loop_timer(run, ["sample", "step+obs", "reset"])
-    timed(args.warmup)
     return Bench(f"RLCard gin-rummy {rlcard.__version__}", timed)
 
 
@@ -470,15 +465,17 @@ def load_average() -> str:
 
 
 def measure(benches: list[Bench], args: Args) -> list[Row]:
-    """Time every bench in ``args.rounds`` rounds, each bench a share of ``args.seconds`` per round, in turn."""
+    """Warm every bench up, then time them in ``args.rounds`` rounds, each a share of ``args.seconds`` per round."""
+    for bench in benches:
+        bench.timed(args.warmup)
     rounds: list[list] = [[] for _ in benches]
-    for r in range(args.rounds):
+    for _ in range(args.rounds):
         for bench, done in zip(benches, rounds, strict=True):
             done.append(bench.timed(args.seconds / args.rounds))
-            if r == args.rounds - 1:
-                row = Row.of(bench, done)
-                print(f"  ... {row.name}: {fmt(row.steps_per_s)} agent-steps/s", file=sys.stderr, flush=True)
-    return [Row.of(bench, done) for bench, done in zip(benches, rounds, strict=True)]
+    rows = [Row.of(bench, done) for bench, done in zip(benches, rounds, strict=True)]
+    for row in rows:
+        print(f"  ... {row.name}: {fmt(row.steps_per_s)} agent-steps/s", file=sys.stderr, flush=True)
+    return rows
 
 
 def main() -> None:
