@@ -73,10 +73,10 @@ def plan_tables(rules: Rules) -> PlanTables:
         values=table.values.astype(np.float32),
         partners=table.partners.astype(np.int64),
         accepts=_accepted_cards(accept_run | accept_group),
-        pattern_bits=_pattern_bits(table.cards),
-        run_bits=_pattern_bits(_cards_of(accept_run)),
-        group_bits=_pattern_bits(_cards_of(accept_group)),
-        neighbour_bits=_pattern_bits(_cards_of(neighbours)),
+        pattern_bits=_card_bits(table.cards),
+        run_bits=_card_bits(_cards_of(accept_run)),
+        group_bits=_card_bits(_cards_of(accept_group)),
+        neighbour_bits=_card_bits(_cards_of(neighbours)),
     )
 
 
@@ -88,7 +88,8 @@ def _accepted_cards(accept: np.ndarray) -> np.ndarray:
     return out
 
 
-def _pattern_bits(cards: np.ndarray) -> np.ndarray:
+def _card_bits(cards: np.ndarray) -> np.ndarray:
+    """``uint64 [R]`` the cards of each row of ``cards [R, k]`` (-1 padded) as bits, one per card."""
     bits = np.zeros(len(cards), dtype=np.uint64)
     for p, row in enumerate(cards):
         for card in row[row >= 0]:
@@ -117,15 +118,15 @@ def play_blocks(spec: GameSpec) -> np.ndarray:
     return _blocks(spec.rules)
 
 
-def run4_scores(spec: GameSpec, hand: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """``scores`` with the ``meld_run4`` block (``min_run=4``) filled like the kernels score a meld: above every
-    discard, by the points put down, less ``JOKER_PENALTY`` per joker."""
+def run4_scores(spec: GameSpec, s: State, games: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``scores`` with the ``meld_run4`` block (``min_run=4``) filled like the kernels score a meld from the acting
+    hands: above every discard, by the points put down, less ``JOKER_PENALTY`` per joker."""
     block = spec.layout.block(MELD_RUN4)
     if block.stop == block.start:
         return scores
     table = spec.table
     cards = table.cards[NUM_GROUP_PATTERNS:].astype(np.int64)
-    held = np.asarray(hand)[:, cards] > 0
+    held = acting_hand(s, games)[:, cards] > 0
     points = np.where(held, table.card_points[NUM_GROUP_PATTERNS:], table.joker_value).sum(axis=2)
     lacking = (~held).sum(axis=2)
     scores[:, block] = MELD_BONUS + points - kernels.JOKER_PENALTY * lacking

@@ -56,7 +56,7 @@ class GreedyAgent(HeuristicAgent):
             plan_tables(spec.rules),
             has_gambit(spec),
         )
-        scores = run4_scores(spec, hand, scores)
+        scores = run4_scores(spec, engine.state, games, scores)
         scores = persian_play(spec, engine.state, games, scores, hold_three=False)
         return play_scores(spec, engine.state, games, mask, scores, block=False)
 

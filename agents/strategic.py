@@ -31,7 +31,6 @@ import numpy as np
 
 from rummy_env.actions import (
     DRAW,
-    MELD_RUN4,
     PASS,
     RUMMY,
     SKIP,
@@ -40,7 +39,6 @@ from rummy_env.actions import (
 )
 from rummy_env.cards import JOKER
 from rummy_env.engine import Engine
-from rummy_env.engine.masks import acting_hand
 from rummy_env.engine.spec import GameSpec
 from rummy_env.engine.state import LAY_OFF_PHASE, State
 
@@ -149,8 +147,7 @@ class StrategicAgent(HeuristicAgent):
             plan_tables(spec.rules),
             weights,
         )
-        if spec.layout.sizes[MELD_RUN4]:
-            scores = run4_scores(spec, acting_hand(s, games), scores)
+        scores = run4_scores(spec, s, games, scores)
         scores = play_scores(spec, s, games, mask, scores, block=True)
         if not persian_blocks(spec):
             return scores
