@@ -24,7 +24,17 @@ from rummy_env.actions import (
     MELD_JOKERS,
     MELD_RUN4,
 )
-from rummy_env.cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, NUM_SUITS, card_kind
+from rummy_env.cards import (
+    CARD_RANK,
+    CARD_SUIT,
+    JOKER,
+    NUM_KINDS,
+    NUM_NATURAL,
+    NUM_RANKS,
+    NUM_SUITS,
+    card_bits,
+    card_kind,
+)
 from rummy_env.engine.masks import acting_hand, pile_melds
 from rummy_env.engine.spec import GameSpec, game_spec
 from rummy_env.engine.state import State
@@ -73,10 +83,10 @@ def plan_tables(rules: Rules) -> PlanTables:
         values=table.values.astype(np.float32),
         partners=table.partners.astype(np.int64),
         accepts=_accepted_cards(accept_run | accept_group),
-        pattern_bits=_card_bits(table.cards),
-        run_bits=_card_bits(_cards_of(accept_run)),
-        group_bits=_card_bits(_cards_of(accept_group)),
-        neighbour_bits=_card_bits(_cards_of(neighbours)),
+        pattern_bits=card_bits(table.cards),
+        run_bits=card_bits(_cards_of(accept_run)),
+        group_bits=card_bits(_cards_of(accept_group)),
+        neighbour_bits=card_bits(_cards_of(neighbours)),
     )
 
 
@@ -86,15 +96,6 @@ def _accepted_cards(accept: np.ndarray) -> np.ndarray:
         cards = np.flatnonzero(row)
         out[p, : len(cards)] = cards
     return out
-
-
-def _card_bits(cards: np.ndarray) -> np.ndarray:
-    """``uint64 [R]`` the cards of each row of ``cards [R, k]`` (-1 padded) as bits, one per card."""
-    bits = np.zeros(len(cards), dtype=np.uint64)
-    for p, row in enumerate(cards):
-        for card in row[row >= 0]:
-            bits[p] |= np.uint64(1) << np.uint64(card)
-    return bits
 
 
 def _cards_of(flags: np.ndarray) -> np.ndarray:

@@ -18,13 +18,15 @@ from numba import njit
 
 import rummy_env.cards
 from rummy_env.cards import JOKER, NUM_KINDS
+from rummy_env.engine.kernels import cards as engine_cards
+from rummy_env.engine.kernels.cards import card_set
 from rummy_env.engine.kernels.jit import drop_stale_cache
 
 from . import base
 from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS
 
 _HERE = Path(__file__).resolve()
-_SOURCES = [_HERE, Path(base.__file__), Path(rummy_env.cards.__file__)]
+_SOURCES = [_HERE, Path(base.__file__), Path(rummy_env.cards.__file__), Path(engine_cards.__file__)]
 drop_stale_cache(_HERE.parent / "__pycache__", "kernels.*", _SOURCES)
 
 JOKER_PENALTY = 20  # preference lost per joker a meld uses: naturals first, jokers kept for later
@@ -115,26 +117,16 @@ def connections(hands, partners):
 
 
 @njit(cache=True)
-def _bits(row):
-    """``uint64`` the cards held or flagged in ``row [53]``, one bit per card (as ``PlanTables.pattern_bits``)."""
-    out = np.uint64(0)
-    for c in range(NUM_KINDS):
-        if row[c] > 0:
-            out |= np.uint64(1) << np.uint64(c)
-    return out
-
-
-@njit(cache=True)
 def _plan_one(hand, table_run, table_group, joker, plan):
     """Plan one hand in place (``hand`` ends as the leftovers) on a table taking ``table_run`` / ``table_group``;
     returns its points. What the table and the planned melds take is kept as bits (``PlanTables``)."""
     cards, max_lacking, pattern_bits = plan.cards, plan.max_lacking, plan.pattern_bits
-    run, group = _bits(table_run), _bits(table_group)
+    run, group = card_set(table_run), card_set(table_group)
     points = 0
     while True:
         best, best_pref, best_lacking, best_points = -1, 0, 0, 0
         jokers = hand[JOKER]
-        held = _bits(hand)
+        held = card_set(hand)
         for p in range(cards.shape[0]):
             if jokers == 0 and (pattern_bits[p] & ~held) != np.uint64(0):  # a card missing and no joker: out of reach
                 continue
@@ -156,7 +148,7 @@ def _plan_one(hand, table_run, table_group, joker, plan):
         joker = True
     one = np.uint64(1)
     while True:  # every card the table takes, a pass at a time (a run laid off on takes its new ends next pass)
-        held = _bits(hand)
+        held = card_set(hand)
         on_run = held & run
         laid = on_run | (held & group)
         if laid == np.uint64(0):

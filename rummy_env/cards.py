@@ -114,6 +114,15 @@ def counts_to_cards(counts: np.ndarray) -> list[int]:
     return np.repeat(np.arange(len(counts)), counts).tolist()
 
 
+def card_bits(cards: np.ndarray) -> np.ndarray:
+    """``uint64 [R]`` the kinds in each row of ``cards [R, k]`` (-1 padded) as bits, bit ``c`` for kind ``c``."""
+    bits = np.zeros(len(cards), dtype=np.uint64)
+    for r, row in enumerate(cards):
+        for kind in row[row >= 0]:
+            bits[r] |= np.uint64(1) << np.uint64(kind)
+    return bits
+
+
 def card_values(scheme: str) -> tuple[np.ndarray, int]:
     """Point value of each kind in hand or melded, and of an ace melded low, for a scoring scheme."""
     values = np.zeros(NUM_KINDS, dtype=np.int16)

@@ -277,3 +277,14 @@ def hand_total(s, g, seat):
     for c in range(hand.shape[0]):
         total += hand[c]
     return total
+
+
+@inline
+def card_set(row):
+    """``uint64`` the kinds with a positive count or flag in ``row [53]``, bit ``c`` for kind ``c`` (as
+    ``rummy_env.cards.card_bits``)."""
+    bits = np.uint64(0)
+    for c in range(NUM_KINDS):
+        if row[c] > 0:
+            bits |= np.uint64(1) << np.uint64(c)
+    return bits

@@ -109,3 +109,15 @@ def drop_stale_cache(cache_dir: Path, pattern: str, sources: Iterable[Path]) -> 
         stamp.write_text(digest.hexdigest())
     except OSError:
         return
+
+
+@intrinsic
+def popcount(typingctx, bits):
+    """The number of set bits of a ``uint64`` (one instruction where the CPU has it)."""
+    if bits != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.int64(types.uint64), codegen

@@ -85,7 +85,7 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
     for copy in range(copies):
         pos = np.int64(pile_pos[copy, JOKER])
         jokers[copy] = size - pos if pos > 0 else FAR
-    jokers.sort()
+    sort_small(jokers)
     held = np.int64(hand[JOKER])
     first = jokers[0] + 1
     second = jokers[1] + 1 if copies > 1 else FAR
@@ -130,6 +130,17 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
             meld_ok[d] = ok
         lay_ok[d] = table_fits(accept_run, accept_group, open_groups, k.groups_only, g, card)
     return size
+
+
+@inline
+def sort_small(values):
+    """Sort a few values in place (an insertion sort: numba's ``sort`` costs ~0.5 us on a 2-element array)."""
+    for i in range(1, values.shape[0]):
+        value, j = values[i], i
+        while j > 0 and values[j - 1] > value:
+            values[j] = values[j - 1]
+            j -= 1
+        values[j] = value
 
 
 @inline

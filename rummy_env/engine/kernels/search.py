@@ -37,9 +37,9 @@ from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ...melds import NUM_GROUP_PATTERNS, NUM_PATTERNS
 from ..state import DJ_USED, OUT_OF_TURN_PHASE
 from .arrays import copy_search_row
-from .cards import call_rummy, hand_total, mix64, split_pile, take_from_pile
+from .cards import call_rummy, card_set, hand_total, mix64, split_pile, take_from_pile
 from .dealer import dj_columns
-from .jit import inline, kernel
+from .jit import inline, kernel, popcount
 from .spec import (
     CORE_PLACEMENTS,
     DJ_OFF,
@@ -188,9 +188,9 @@ def play_mask_core(s, k, g, allowed, hopeful):
     copies of the card taken alone from the top, which a turn search may still lay off to go out."""
     hand = s.hand[g, s.current[g]]
     jokers = np.int64(hand[JOKER])
-    pat_cards, pat_size, max_lacking = k.pat_cards, k.pat_size, k.max_lacking
+    missing, pat_bits, max_lacking = ~card_set(hand), k.pat_bits, k.max_lacking
     for p in range(NUM_PATTERNS):
-        allowed[p] = lacking(pat_cards, pat_size, hand, p) <= min(jokers, max_lacking[p])
+        allowed[p] = popcount(pat_bits[p] & missing) <= min(jokers, max_lacking[p])
     accept_run, accept_group, open_groups = s.accept_run[g], s.accept_group[g], s.open_groups[g]
     for c in range(NUM_NATURAL):
         held = hand[c] > 0

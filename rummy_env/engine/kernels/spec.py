@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...actions import DJ_MELD, JOKER_GROUP, MELD, SPLIT
-from ...cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from ...cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, card_bits
 from ...melds import NUM_PATTERNS
 from ...rules import Rules
 from ..observe import has_variant_phases
@@ -69,6 +69,7 @@ class KernelSpec(NamedTuple):
     pat_suit: np.ndarray  # int64 [104]
     pat_lo: np.ndarray  # int64 [104]
     max_lacking: np.ndarray  # int64 [104]
+    pat_bits: np.ndarray  # uint64 [104] the cards of each pattern as bits (``card_set``)
     card_points: np.ndarray  # int64 [104, 3 or 4]
     of_card: np.ndarray  # int64 [53, 6 or 7]
     partners: np.ndarray  # int64 [53, 6 or 7, 2 or 3]
@@ -163,6 +164,7 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         pat_suit=i64(table.suit),
         pat_lo=i64(table.lo),
         max_lacking=i64(table.max_lacking),
+        pat_bits=card_bits(table.cards),
         card_points=i64(table.card_points),
         of_card=i64(table.of_card),
         partners=i64(table.partners),
