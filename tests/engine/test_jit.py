@@ -5,10 +5,13 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import numpy as np
 from numba import njit
 from numba.core import event
 
-from rummy_env.engine.kernels.jit import COMPILING_NOTICE, NOTICE, _FirstCompileNotice, drop_stale_cache
+from rummy_env.cards import NUM_KINDS, card_bits
+from rummy_env.engine.kernels.cards import card_set
+from rummy_env.engine.kernels.jit import COMPILING_NOTICE, NOTICE, _FirstCompileNotice, drop_stale_cache, popcount
 
 
 def _probe(module: str):
@@ -50,3 +53,19 @@ def test_a_changed_source_drops_the_cached_kernels(tmp_path):
     source.write_text("x = 2\n")
     drop_stale_cache(cache, "kernel.*", [source])
     assert _cache(cache) == ["other.g-1.py311.nbi"], "only the cache of the edited kernels goes"
+
+
+@njit
+def _count_missing(bits, hand):
+    return popcount(bits & ~card_set(hand))
+
+
+def test_pattern_bits_count_the_cards_a_hand_lacks():
+    rng = np.random.default_rng(0)
+    rows = np.array([[0, 1, 2, -1], [52, 51, 13, 26], [40, 41, 42, 43]])
+    bits = card_bits(rows)
+    assert [bin(int(b)).count("1") for b in bits] == [3, 4, 4]
+    for _ in range(50):
+        hand = rng.integers(0, 3, NUM_KINDS).astype(np.int8)
+        for row, b in zip(rows, bits, strict=True):
+            assert _count_missing(b, hand) == sum(hand[c] == 0 for c in row if c >= 0)
