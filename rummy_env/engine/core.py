@@ -73,6 +73,12 @@ def _action_ids(actions: Any, count: int) -> np.ndarray:
     return actions
 
 
+def _ascending(idx: np.ndarray) -> np.ndarray:
+    """``idx`` sorted without repeats: itself when it already is (callers mostly pass ``nonzero`` results),
+    which is checked in a few microseconds where ``np.unique`` of a thousand games takes ~50."""
+    return idx if len(idx) < 2 or bool((idx[1:] > idx[:-1]).all()) else np.unique(idx)
+
+
 def _seed_array(seeds: Any, count: int) -> np.ndarray:
     seeds = np.atleast_1d(np.asarray(seeds))
     if seeds.shape != (count,) or not np.issubdtype(seeds.dtype, np.integer):
@@ -212,7 +218,7 @@ class Engine:
                 self._fill_masks(self._all)
             return self._mask_view
         idx = self.game_indices(games)
-        self._fill_masks(np.unique(idx[self._stale[idx]]))
+        self._fill_masks(_ascending(idx[self._stale[idx]]))
         return self._mask[idx]
 
     def observe(
@@ -326,7 +332,7 @@ class Engine:
         if games is not None:
             full = np.zeros(self.num_games, dtype=np.int64)
             full[idx] = actions
-            stepped = np.unique(idx)
+            stepped = _ascending(idx)
             chosen = full[stepped]
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)

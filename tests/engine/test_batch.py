@@ -129,6 +129,24 @@ def test_reset_some_games_leaves_the_others():
     assert engine_state_dict(eng, 1) == engine_state_dict(fresh, 0)
 
 
+def test_games_in_any_order_with_repeats():
+    """``legal_mask(games)`` and ``step(..., games)`` answer rows in the order asked, repeats included; a game
+    named twice in a step takes its last action, and the games stepped match a sorted call on a twin."""
+    a, b = (Engine(Rules(players=3), num_games=4, seed=5) for _ in range(2))
+    for _ in range(30):
+        full = a.legal_mask()
+        np.testing.assert_array_equal(a.legal_mask([3, 1, 3, 0]), full[[3, 1, 3, 0]])
+        pick = [int(np.flatnonzero(full[g])[-1]) for g in range(4)]
+        first = [int(np.flatnonzero(full[g])[0]) for g in range(4)]
+        res = a.step([pick[2], first[0], pick[0]], games=[2, 0, 0])
+        twin = b.step([pick[0], pick[2]], games=[0, 2])
+        np.testing.assert_array_equal(res.rewards, twin.rewards[[1, 0, 0]])
+        for g in range(4):
+            assert engine_state_dict(a, g) == engine_state_dict(b, g)
+        if a.done.any():
+            break
+
+
 def test_engine_matches_the_aec_env():
     """The AEC env is the engine with one game: same seed, same actions, same positions and rewards."""
     rules = Rules(players=3, target_score=100)
