@@ -6,12 +6,20 @@ import logging
 from pathlib import Path
 
 import numpy as np
+import pytest
 from numba import njit
 from numba.core import event
 
 from rummy_env.cards import NUM_KINDS, card_bits
 from rummy_env.engine.kernels.cards import card_set
-from rummy_env.engine.kernels.jit import COMPILING_NOTICE, NOTICE, _FirstCompileNotice, drop_stale_cache, popcount
+from rummy_env.engine.kernels.jit import (
+    COMPILING_NOTICE,
+    NOTICE,
+    _FirstCompileNotice,
+    copy_into,
+    drop_stale_cache,
+    popcount,
+)
 
 
 def _probe(module: str):
@@ -69,3 +77,17 @@ def test_pattern_bits_count_the_cards_a_hand_lacks():
         hand = rng.integers(0, 3, NUM_KINDS).astype(np.int8)
         for row, b in zip(rows, bits, strict=True):
             assert _count_missing(b, hand) == sum(hand[c] == 0 for c in row if c >= 0)
+
+
+@njit
+def _copy(dst, start, src, count):
+    copy_into(dst, start, src, count)
+
+
+def test_copy_into_copies_a_span_and_refuses_one_out_of_bounds():
+    dst, src = np.zeros(8, dtype=bool), np.array([True, False, True, True, True])
+    _copy(dst, 3, src, 4)
+    assert dst.tolist() == [False, False, False, True, False, True, True, False]
+    for start, count in ((5, 4), (0, 6), (-1, 2)):
+        with pytest.raises(IndexError, match="out of bounds"):
+            _copy(dst, start, src, count)

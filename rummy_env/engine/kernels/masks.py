@@ -252,10 +252,10 @@ def play_mask(s, k, g, row, work):
     """The play phase's melds, lay-offs and joker lay-offs (discards come later)."""
     masks, hopes, cursor, base = work
     allowed, hopeful = masks[base], hopes[base]
-    play_mask_core(s, k, g, allowed, hopeful)
-    for w in range(k.placements):
-        if hopeful[w]:
-            allowed[w] = out_search(s, g, s.current[g], column_action(k, w), k, s, masks, hopes, cursor, base + 1)
+    if play_mask_core(s, k, g, allowed, hopeful):
+        for w in range(k.placements):
+            if hopeful[w]:
+                allowed[w] = out_search(s, g, s.current[g], column_action(k, w), k, s, masks, hopes, cursor, base + 1)
     write_placements(k, row, allowed)
 
 

@@ -39,7 +39,7 @@ from ..state import DJ_USED, OUT_OF_TURN_PHASE
 from .arrays import copy_search_row
 from .cards import call_rummy, card_set, hand_total, mix64, split_pile, take_from_pile
 from .dealer import dj_columns
-from .jit import inline, kernel, popcount
+from .jit import copy_into, inline, kernel, popcount
 from .spec import (
     CORE_PLACEMENTS,
     DJ_OFF,
@@ -142,10 +142,9 @@ def column_enabled(k, w):
 @inline
 def write_placements(k, row, allowed):
     """Copy the placement columns ``allowed`` into their action ids of ``row``."""
-    start = k.offsets[MELD]
-    for w in range(CORE_PLACEMENTS):
-        row[start + w] = allowed[w]
+    copy_into(row, k.offsets[MELD], allowed, CORE_PLACEMENTS)
     if k.run4:
+        start = k.offsets[MELD]
         for w in range(NUM_GROUP_PATTERNS, NUM_PATTERNS):
             row[start + w] = False
             row[column_action(k, w)] = allowed[w]
@@ -185,7 +184,8 @@ def variant_columns(s, k, g, hand, allowed):
 @kernel
 def play_mask_core(s, k, g, allowed, hopeful):
     """The placements of the acting seat (``allowed [W]``), and ``hopeful [W]``: refused ones that leave only
-    copies of the card taken alone from the top, which a turn search may still lay off to go out."""
+    copies of the card taken alone from the top, which a turn search may still lay off to go out; returns
+    whether any is hopeful."""
     hand = s.hand[g, s.current[g]]
     jokers = np.int64(hand[JOKER])
     missing, pat_bits, max_lacking = ~card_set(hand), k.pat_bits, k.max_lacking
@@ -219,9 +219,10 @@ def play_mask_core(s, k, g, allowed, hopeful):
     top = s.top_taken[g]
     top_count = hand[top] if top >= 0 else 0
     if total - top_count > (3 if k.placements == CORE_PLACEMENTS and not k.run4 else 4):
-        return
+        return False
     melding_out = k.going_out != OUT_DISCARD_REQUIRED
     near, groups_only = k.near, k.groups_only
+    hopes = False
     for w in range(k.placements):
         if not allowed[w]:
             continue
@@ -239,6 +240,8 @@ def play_mask_core(s, k, g, allowed, hopeful):
                 or near[w, top]
                 or table_fits(s.accept_run, s.accept_group, s.open_groups, groups_only, g, top)
             )
+            hopes = hopes or hopeful[w]
+    return hopes
 
 
 @kernel
