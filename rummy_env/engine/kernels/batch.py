@@ -8,7 +8,7 @@ from numba import njit
 from ..state import GAME_OVER
 from .cards import begin_draw, push_pile, shuffle_row
 from .jit import borrowed, inline
-from .masks import callable_depths, legal_row, pile_melds
+from .masks import NOT_WILD, callable_depths, legal_row, pile_melds
 from .observe import observe_row
 from .ref import unpack
 from .step import PLAYING, apply_action, end_hand, new_game
@@ -155,7 +155,7 @@ def pile_melds_games(s, k, games, hands, meld_ok, lay_ok):
     """``pile_melds`` of game ``games[i]`` with hand ``hands[i]`` into rows ``i`` of ``meld_ok`` and ``lay_ok``."""
     s, k, hands, meld_ok, lay_ok = borrowed((s, k, hands, meld_ok, lay_ok))
     for i in range(games.shape[0]):
-        pile_melds(s, k, games[i], hands[i], False, meld_ok[i], lay_ok[i])
+        pile_melds(s, k, games[i], hands[i], NOT_WILD, meld_ok[i], lay_ok[i])
 
 
 @njit(cache=True)

@@ -6,6 +6,8 @@ that a turn may play the dealer's joker at any point, not only first.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...actions import DJ_LAYOFF, DJ_MELD, DOUBLE
 from ...cards import NUM_NATURAL, NUM_RANKS
 from ...melds import NUM_PATTERNS
@@ -84,6 +86,6 @@ def dj_columns(s, k, g, allowed):
     if s.phase[g] != DRAW_PHASE and s.phase[g] != PLAY_PHASE:
         return
     if dj_ready(s, g, WILD):
-        wild_mask(s, k, g, allowed, DJ_OFF)
+        wild_mask(s, k, g, allowed, np.int64(DJ_OFF))
     elif dj_ready(s, g, DOUBLED):
         doubled_columns(k, allowed, allowed, DJ_OFF + k.offsets[DOUBLE] - k.offsets[DJ_MELD])

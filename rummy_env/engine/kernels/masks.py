@@ -59,6 +59,7 @@ from .spec import CORE_PLACEMENTS, LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT
 from .windows import lay_off_mask, out_of_turn_mask
 
 FAR = 10_000  # depth of a card that is nowhere at hand
+NOT_WILD = np.bool_(False)  # ``wild`` off, typed: a literal False would compile ``pile_melds`` a second time
 
 
 @kernel
@@ -179,7 +180,7 @@ def callable_depths(s, k, g, out):
     size = s.pile_len[g]
     meld_ok = np.zeros(max(size, 1), dtype=np.bool_)
     lay_ok = np.zeros(max(size, 1), dtype=np.bool_)
-    pile_melds(s, k, g, np.zeros(NUM_KINDS, dtype=np.int8), False, meld_ok, lay_ok)
+    pile_melds(s, k, g, np.zeros(NUM_KINDS, dtype=np.int8), NOT_WILD, meld_ok, lay_ok)
     if k.rummy_calls == LAST_DISCARD:
         if size > 0:
             out[0] = lay_ok[0]
@@ -244,7 +245,7 @@ def reaches_minimum(s, k, g, seat, root, work):
     the state itself (and of those arrays) as scratch.
     """
     masks, hopes, cursor, base = work
-    return minimum_search(s, g, seat, root, k, s, masks, hopes, cursor, base)
+    return minimum_search(s, g, np.int64(seat), root, k, s, masks, hopes, cursor, base)
 
 
 @kernel

@@ -54,6 +54,7 @@ from .spec import (
     RUN_OFF,
 )
 from .table import (
+    JOKER_CARD,
     create_group4,
     create_jokers,
     create_meld,
@@ -254,7 +255,7 @@ def place(s, k, g, kind, arg):
     if kind == LAYOFF_GROUP:
         return extend_group(s, k, g, k.card_rank[arg], arg)
     if kind == JOKER_GROUP:
-        return extend_group(s, k, g, arg, -1)
+        return extend_group(s, k, g, arg, JOKER_CARD)
     if kind == MELD_GROUP4:
         return create_group4(s, k, g, arg)
     if kind == MELD_JOKERS:
@@ -262,7 +263,7 @@ def place(s, k, g, kind, arg):
     if kind == LAYOFF_JOKER:
         return extend_jokers(s, k, g)
     if kind == LAYOFF_RUN:
-        return extend_run(s, k, g, arg, False)
+        return extend_run(s, k, g, arg, np.bool_(False))
     if kind == DJ_MELD:
         return dj_meld(s, k, g, arg)
     if kind == DJ_LAYOFF:

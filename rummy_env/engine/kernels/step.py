@@ -44,7 +44,7 @@ SEVEN_RUN = 7  # cards of a run that earns seven_run_bonus
 def start_hand(s, k, g):
     """Deal a hand (the dealer is set) and give the first turn: a draw, or the opening discard."""
     deal(s, k, g)
-    begin_draw(s, k, g, s.current[g])
+    begin_draw(s, k, g, np.int64(s.current[g]))
     if k.opening:
         s.phase[g] = OPENING_PHASE
     if k.dealers_joker:  # the dealer names the power of the dealer's joker before anything else
@@ -230,14 +230,14 @@ def apply_action(s, k, g, action, work):
         if s.phase[g] == OUT_OF_TURN_PHASE:
             pass_out_of_turn(s, k, g, work)
         elif s.phase[g] == LAY_OFF_PHASE:
-            return after_lay_off(s, k, g, True)
+            return after_lay_off(s, k, g, np.bool_(True))
         else:
             pass_call(s, k, g, work)
     elif s.phase[g] == OUT_OF_TURN_PHASE:
         placed_out_of_turn(s, k, g, place(s, k, g, kind, arg), work)
     elif s.phase[g] == LAY_OFF_PHASE:
         place(s, k, g, kind, arg)  # laid off before the count: it scores for nobody
-        return after_lay_off(s, k, g, False)
+        return after_lay_off(s, k, g, np.bool_(False))
     else:
         return out_or_lay_offs(s, k, g, after_placement(s, k, g, place(s, k, g, kind, arg)))
     return PLAYING

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...actions import DJ_GROUPS
 from ...cards import ACE, FOUR_ACES_ACE, JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 from ...melds import GROUP, GROUP_JOKER_SLOT, JOKERS, MAX_GROUP, MAX_RUN, RUN
@@ -9,6 +11,7 @@ from ..state import DJ_AT, DJ_SLOT, DJ_USED, SEALED
 from .cards import remove_card
 from .jit import inline, kernel
 
+JOKER_CARD = np.int64(-1)  # ``extend_group``'s card for a joker (typed: a literal -1 would compile it twice)
 SUIT_PAIRS = 6  # pairs of suits a group with the dealer's joker names (actions.SUIT_PAIRS)
 
 
@@ -353,12 +356,12 @@ def dj_layoff(s, k, g, arg):
     known = lend_dj(s, g)
     if arg < NUM_NATURAL:
         meld = run_target(s, k, g, arg)[0]
-        extend_run(s, k, g, arg, True)
+        extend_run(s, k, g, arg, np.bool_(True))
         slot = k.card_rank[arg]
     else:
         meld = group_target(s, k, g, arg - NUM_NATURAL, -1)
         slot = GROUP_JOKER_SLOT + s.meld_len[g, meld] - group_naturals(s, g, meld)
-        extend_group(s, k, g, arg - NUM_NATURAL, -1)
+        extend_group(s, k, g, arg - NUM_NATURAL, JOKER_CARD)
     placed_dj(s, k, g, meld, slot, known)
     return 0
 

@@ -44,7 +44,7 @@ def window_moves(s, k, g, seat, allowed, work):
         masks, hopes, cursor, base = work
         for w in range(k.placements):
             if allowed[w]:
-                allowed[w] = minimum_search(s, g, seat, column_action(k, w), k, s, masks, hopes, cursor, base)
+                allowed[w] = minimum_search(s, g, np.int64(seat), column_action(k, w), k, s, masks, hopes, cursor, base)
     s.current[g] = acting
     return allowed.any()
 
