@@ -76,6 +76,9 @@ class raw_env(AECEnv, EzPickle):
         self._step_done = np.zeros(1, dtype=bool)
         self._step_truncated = np.zeros(1, dtype=bool)
         self._seen = np.zeros((1, obs_dim), dtype=np.float32)  # the acting seat's view, cached until the next step
+        self._seen_row = self._seen[0]
+        self._current, self._phase = self.engine.state.current, self.engine.state.phase  # updated in place
+        self._mask_row = self.engine.legal_mask()[0].view(np.int8)  # game 0's mask, live and read-only
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
@@ -110,11 +113,10 @@ class raw_env(AECEnv, EzPickle):
 
     def _position_changed(self) -> None:
         """Forget the cached observations and mask; note who acts now (-1 once the game is over)."""
-        self._obs: list[np.ndarray | None] = [None] * self.rules.players
+        self._obs: list[np.ndarray | None] = [None] * len(self.possible_agents)
         self._mask: np.ndarray | None = None
-        state = self.engine.state
-        seat = int(state.current[0])
-        self._acting = -1 if state.phase[0] == GAME_OVER else seat
+        seat = int(self._current[0])
+        self._acting = -1 if self._phase[0] == GAME_OVER else seat
         self.agent_selection = self.possible_agents[seat]
 
     def _reset_bookkeeping(self) -> None:
@@ -156,7 +158,8 @@ class raw_env(AECEnv, EzPickle):
     def _acting_mask(self) -> np.ndarray:
         """``int8 [A]`` the legal actions of the seat to act, computed once per position."""
         if self._mask is None:
-            self._mask = self.engine.legal_mask()[0].view(np.int8)
+            self.engine.legal_mask()  # computes game 0's row if the position changed outside a step
+            self._mask = self._mask_row
         return self._mask
 
     def step(self, action: int | None) -> None:
@@ -183,8 +186,8 @@ class raw_env(AECEnv, EzPickle):
                 flags[name] = True
         self._position_changed()
         if self._acting >= 0:  # the step already computed the mask and the acting seat's observation
-            self._mask = self.engine.legal_mask()[0].view(np.int8)
-            self._obs[self._acting] = self._clipped(seen[0])
+            self._mask = self._mask_row
+            self._obs[self._acting] = self._clipped(self._seen_row)
         if self.render_mode == "human":
             self.render()
 
