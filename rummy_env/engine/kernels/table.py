@@ -11,7 +11,7 @@ from ..state import DJ_AT, DJ_SLOT, DJ_USED, SEALED
 from .cards import remove_card
 from .jit import inline, kernel
 
-JOKER_CARD = np.int64(-1)  # ``extend_group``'s card for a joker (typed: a literal -1 would compile it twice)
+JOKER_CARD = np.int64(-1)  # the card argument standing for a joker (typed: a literal -1 would compile a kernel twice)
 SUIT_PAIRS = 6  # pairs of suits a group with the dealer's joker names (actions.SUIT_PAIRS)
 
 
@@ -359,7 +359,7 @@ def dj_layoff(s, k, g, arg):
         extend_run(s, k, g, arg, np.bool_(True))
         slot = k.card_rank[arg]
     else:
-        meld = group_target(s, k, g, arg - NUM_NATURAL, -1)
+        meld = group_target(s, k, g, arg - NUM_NATURAL, JOKER_CARD)
         slot = GROUP_JOKER_SLOT + s.meld_len[g, meld] - group_naturals(s, g, meld)
         extend_group(s, k, g, arg - NUM_NATURAL, JOKER_CARD)
     placed_dj(s, k, g, meld, slot, known)
