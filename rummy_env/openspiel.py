@@ -93,6 +93,7 @@ class RummyGame(pyspiel.Game):
             raise ValueError(f"max_steps must be a positive integer, got {self.max_steps!r}")
         self.engine = Engine(self.rules, num_games=1, seed=0)
         self.holder: _Position | None = None  # the position playing in the engine's game 0 now
+        self.scratch = Engine(self.rules, num_games=1, seed=0)  # observes new games without dealing them there
         self._rng = np.random.default_rng(int(params["rng_seed"]))
         win = self.rules.reward == "win"
         info = pyspiel.GameInfo(
@@ -108,12 +109,7 @@ class RummyGame(pyspiel.Game):
 
     def new_initial_state(self) -> RummyState:
         """A new game, dealt from the next seed of the game's sequence."""
-        if self.holder is not None:
-            self.holder.saved()
-        self.engine.reset(seeds=[int(self._rng.integers(2**63))], games=[0])
-        state = RummyState(self, None)
-        self.holder = state._pos
-        return state
+        return RummyState(self, None, int(self._rng.integers(2**63)))
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> RummyObserver:
         """The observer of OpenSpiel's observation API (``perfect_recall``: information state strings)."""
@@ -133,38 +129,47 @@ class RummyGame(pyspiel.Game):
 
 
 class _Position:
-    """A state's position: its own one-game row, or the game's engine while that state is the one playing there.
+    """A state's position: its own one-game row, or the game's engine while that state is the one playing there,
+    or (a new game not looked at yet) the seed of its deal.
 
     States share the engine's game 0: a state keeps playing in it without copies
     until another state needs it, which first saves the row. Rows are never
     changed in place, so clones share them.
     """
 
-    def __init__(self, game: RummyGame, row: State | None) -> None:
-        self.game, self.row = game, row
+    def __init__(self, game: RummyGame, row: State | None, deal: int | None = None) -> None:
+        self.game, self.row, self.deal = game, row, deal
 
     def view(self) -> State:
         """The position now (a one-game State)."""
-        return self.game.engine.state if self.row is None else self.row
+        return self.engine().state if self.row is None else self.row
 
     def saved(self) -> State:
         """The position as a row of its own."""
         if self.row is None:
-            self.row = self.game.engine.state.take(np.array([0]))
+            self.row = self.engine().state.take(np.array([0]))
         return self.row
 
     def engine(self) -> Engine:
         """The game's engine, holding this position in its game 0."""
-        game = self.game
-        if game.holder is not self:
-            if game.holder is not None:
-                game.holder.saved()
+        game, holder = self.game, self.game.holder
+        if holder is self:
+            return game.engine
+        same = holder is not None and holder.row is not None and holder.row is self.row  # a clone's
+        if holder is not None and not same:
+            holder.saved()
+        if self.deal is not None:
+            game.engine.reset(seeds=[self.deal], games=[0])
+            self.deal = None
+        elif not same:
             game.engine.load_state([0], self.saved())
-            game.holder = self
+        game.holder = self
         return game.engine
 
     def __deepcopy__(self, memo: dict) -> _Position:
-        """A clone's position: the same row (rows are never changed in place)."""
+        """A clone's position: the same row (rows are never changed in place), or the same deal."""
+        if self.deal is not None:
+            return _Position(self.game, None, self.deal)
         return _Position(self.game, self.saved())
 
 
@@ -180,19 +185,24 @@ class _Log(list):
 class RummyState(pyspiel.State):
     """One game in progress: its position, returns, and the log each player's information state reads."""
 
-    def __init__(self, game: RummyGame, row: State | None) -> None:
+    def __init__(self, game: RummyGame, row: State | None, deal: int | None = None) -> None:
         super().__init__(game)
-        self._pos = _Position(game, row)
+        self._pos = _Position(game, row, deal)
         self._returns = np.zeros(game.rules.players)
         self._rewards = np.zeros(game.rules.players)
-        self._start, self._start_returns, self._start_moves = self._pos.saved(), self._returns.copy(), 0
-        self._log = _Log()
+        self._start, self._start_returns, self._start_moves = row, self._returns.copy(), 0
+        self._log = _Log()  # starts with the deal, logged when the position is first read
         self._since = [0] * game.rules.players  # each player's memory starts at this log entry
         self._memo = [(0, "")] * game.rules.players  # each player's memory so far: (log entries read, text)
-        self._note(-1, -1)
 
     def _game(self) -> RummyGame:
         return self.get_game()  # type: ignore[no-any-return]
+
+    def _logged(self) -> None:
+        """Log the deal, and keep the start position, unless done already."""
+        if not self._log:
+            self._start = self._pos.saved()
+            self._note(-1, -1)
 
     def _note(self, actor: int, action: int) -> None:
         """Log an action (or a deal) with the hands and the pile's top card after it."""
@@ -205,6 +215,7 @@ class RummyState(pyspiel.State):
         """Everything ``player`` has seen: each action with their own hand (unless blind) and the top card after it."""
         game = self._game()
         layout, players = game.engine.spec.layout, game.rules.players
+        self._logged()
         start = self._since[player]
         upto, text = self._memo[player]
         lines = [text] if upto > start else [f"player_{player}"]
@@ -236,6 +247,7 @@ class RummyState(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         """Play ``action`` for the seat to act."""
+        self._logged()
         actor = int(self._pos.view().current[0])
         result = self._pos.engine().step(np.array([action]), games=[0])
         self._pos.row = None  # the position lives in the engine until another state needs it
@@ -262,6 +274,7 @@ class RummyState(pyspiel.State):
         players' memories are replaced by their sampled hands.
         """
         seed = int(float(probability_sampler()) * 2**53)
+        self._logged()
         row = sample_states(self._pos.engine(), [0], [int(player_id)], seed)
         other = self.clone()
         other._pos = _Position(self._game(), row)
@@ -277,6 +290,8 @@ class RummyState(pyspiel.State):
 
     def serialize(self) -> str:
         """JSON: the start position (the deal, or a resampled one) with the returns then, and the actions since."""
+        self._logged()
+        assert self._start is not None
         return json.dumps(
             {
                 "start": state_dict(self._game().engine.spec, self._start, 0),
@@ -295,12 +310,18 @@ class RummyObserver:
 
     def __init__(self, game: RummyGame, perfect_recall: bool) -> None:
         self.perfect_recall = perfect_recall
+        self.scratch = game.scratch
         self.tensor = np.zeros(game.engine.obs_dim, dtype=np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: RummyState, player: int) -> None:
         """Fill ``tensor`` with ``state`` as ``player`` sees it."""
-        self.tensor[:] = state._pos.engine().observe(seats=[player], games=[0])[0]
+        position = state._pos
+        if position.deal is not None:  # a new game: observed on the side (pyspiel sizes tensors on new games)
+            self.scratch.reset(seeds=[position.deal], games=[0])
+            self.tensor[:] = self.scratch.observe(seats=[player], games=[0])[0]
+        else:
+            self.tensor[:] = position.engine().observe(seats=[player], games=[0])[0]
 
     def string_from(self, state: RummyState, player: int) -> str:
         """The table as ``player`` sees it, or (``perfect_recall``) everything ``player`` has seen so far."""

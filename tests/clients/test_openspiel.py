@@ -108,3 +108,9 @@ def test_rl_environment_trains_a_dqn_agent():
     assert agents[0].loss is not None and episodes >= 1
     after = list(agents[0]._q_network.parameters())
     assert any(not torch.equal(a, b) for a, b in zip(before, after, strict=True)), "DQN never updated its network"
+
+
+def test_deals_repeat_from_rng_seed():
+    games = [pyspiel.load_game(SHORT_NAME, {"rng_seed": seed}) for seed in (3, 3, 4)]
+    first = [[str(g.new_initial_state()) for _ in range(3)] for g in games]
+    assert first[0] == first[1] and first[0] != first[2] and len(set(first[0])) == 3
