@@ -33,6 +33,8 @@ from rummy_env.gym_vector import RummyVectorEnv
 
 @dataclass
 class Args:
+    """The run's settings (each one a ``--flag``)."""
+
     total_steps: int = 200_000  # learner decisions over all envs
     num_envs: int = 64
     num_steps: int = 128  # steps per env per rollout
@@ -64,15 +66,20 @@ def parse_args(argv: list[str] | None = None) -> Args:
     return Args(**vars(parser.parse_args(argv)))
 
 
+def mlp(inputs: int, hidden: int, outputs: int) -> nn.Sequential:
+    """Two tanh hidden layers."""
+    return nn.Sequential(
+        nn.Linear(inputs, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, outputs)
+    )
+
+
 class Agent(nn.Module):
     """Actor-critic MLP; illegal actions are masked out of the policy."""
 
     def __init__(self, obs_dim: int, actions: int, hidden: int) -> None:
         super().__init__()
-        self.critic = nn.Sequential(nn.Linear(obs_dim, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-                                    nn.Linear(hidden, 1))  # fmt: skip
-        self.actor = nn.Sequential(nn.Linear(obs_dim, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-                                   nn.Linear(hidden, actions))  # fmt: skip
+        self.critic = mlp(obs_dim, hidden, 1)
+        self.actor = mlp(obs_dim, hidden, actions)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         """State values."""
@@ -154,19 +161,20 @@ def train(args: Args) -> dict[str, float]:
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
 
-        recent = finished[-200:]
+        mean, won = recent_results(finished)
+        sps = steps / (time.perf_counter() - start)
         print(
-            f"steps {steps:>9,}  episodes {len(finished):>6,}  mean reward {np.mean(recent) if recent else 0:+.3f}  "
-            f"won {np.mean(np.array(recent) > 0) if recent else 0:.1%}  SPS {steps / (time.perf_counter() - start):,.0f}",
-            flush=True,
+            f"steps {steps:>9,}  episodes {len(finished):>6,}  mean reward {mean:+.3f}  won {won:.1%}  SPS {sps:,.0f}"
         )
-    elapsed = time.perf_counter() - start
-    return {
-        "sps": steps / elapsed,
-        "env_sps": steps / env_seconds,
-        "mean_reward": float(np.mean(finished[-200:])) if finished else 0.0,
-        "win_rate": float(np.mean(np.array(finished[-200:]) > 0)) if finished else 0.0,
-    }
+    mean, won = recent_results(finished)
+    sps = steps / (time.perf_counter() - start)
+    return {"sps": sps, "env_sps": steps / env_seconds, "mean_reward": mean, "win_rate": won}
+
+
+def recent_results(returns: list[float], last: int = 200) -> tuple[float, float]:
+    """Mean return and share of wins (a positive return) of the last ``last`` episodes."""
+    recent = np.array(returns[-last:] or [0.0])
+    return float(recent.mean()), float((recent > 0).mean())
 
 
 def train_sb3(args: Args) -> dict[str, float]:

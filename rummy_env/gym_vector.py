@@ -17,7 +17,7 @@ legal actions of the observation returned, as does ``action_masks()``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -53,11 +53,12 @@ class RummyVectorEnv(VectorEnv):
             max_steps=max_steps,
         )
         self.num_envs = self.vec.num_envs
-        self.single_observation_space = self.vec.observation_space
+        single = cast(spaces.Box, self.vec.observation_space)
+        self.single_observation_space = single
         self.single_action_space = self.vec.action_space
         self.observation_space = spaces.Box(
-            self.single_observation_space.low[None].repeat(self.num_envs, axis=0),
-            self.single_observation_space.high[None].repeat(self.num_envs, axis=0),
+            single.low[None].repeat(self.num_envs, axis=0),
+            single.high[None].repeat(self.num_envs, axis=0),
             dtype=np.float32,
         )
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, self.vec.engine.num_actions))
@@ -81,7 +82,7 @@ class RummyVectorEnv(VectorEnv):
             info = step_infos[env]
             final = {"scores": np.asarray(info["scores"]), "winner": int(info["winner"]), "seat": int(info["seat"])}
             infos = self._add_info(infos, {"final_obs": info["terminal_observation"], "final_info": final}, int(env))
-        return obs, rewards, dones & ~truncated, dones & truncated, infos
+        return cast(np.ndarray, obs), rewards, dones & ~truncated, dones & truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """``bool [num_envs, A]`` the learners' legal actions."""

@@ -196,7 +196,7 @@ class RummyState(pyspiel.State):
         self._memo = [(0, "")] * game.rules.players  # each player's memory so far: (log entries read, text)
 
     def _game(self) -> RummyGame:
-        return self.get_game()  # type: ignore[no-any-return]
+        return self.get_game()
 
     def _logged(self) -> None:
         """Log the deal, and keep the start position, unless done already."""

@@ -56,7 +56,7 @@ def test_seeded_resets_repeat_and_truncation_is_flagged():
         trace = [obs]
         truncated_any = False
         for _ in range(40):
-            obs, reward, terminated, truncated, info = env.step(random_legal(r, info["action_mask"]))
+            obs, _, terminated, truncated, info = env.step(random_legal(r, info["action_mask"]))
             trace.append(obs)
             truncated_any |= truncated.any()
             assert not (terminated & truncated).any()

@@ -26,7 +26,10 @@ def test_parameters_are_the_rules_fields_and_presets():
         pyspiel.load_game(SHORT_NAME, {"preset": "bridge"})
 
 
-@pytest.mark.parametrize("params", [{"players": 2}, {"players": 3, "stock_exhausted": "reshuffle"}, {"preset": "dealers_gambit"}])
+VARIANTS = [{"players": 2}, {"players": 3, "stock_exhausted": "reshuffle"}, {"preset": "dealers_gambit"}]
+
+
+@pytest.mark.parametrize("params", VARIANTS)
 def test_openspiel_random_simulation_test_passes(params):
     game = pyspiel.load_game(SHORT_NAME, {**SHORT, **params})
     pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("tianshou", reason="tianshou is not installed (pip install -e '.[clients]')")
 
-import rummy_env  # noqa: E402
+import rummy_env
 
 
 def test_tianshou_random_policies_play_games():
