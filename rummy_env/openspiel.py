@@ -3,8 +3,9 @@
 ``pyspiel.load_game("python_500_rummy", {"players": 3, "target_score": 250})``
 takes every ``Rules`` field as a parameter (``decks``, ``hand_size`` and
 ``deals``: 0 for the derived default), ``preset`` (a ``Rules.preset`` name, its
-fields overridden by any parameter given), ``rng_seed`` (the deals) and
-``max_steps`` (a game stopped there is terminal with the rewards so far).
+fields overridden by the parameters that differ from the ``Rules`` defaults:
+pyspiel fills in every default), ``rng_seed`` (the deals) and ``max_steps`` (a
+game stopped there is terminal with the rewards so far).
 
 Chance is ``SAMPLED_STOCHASTIC``, like OpenSpiel's other card games with hidden
 shuffles: the engine shuffles from each game's seed, so there are no chance
