@@ -286,13 +286,11 @@ def _odds_one(
     hand,
     known,
     pile_pos,
-    placed,
-    table_jokers,
     accept_run,
     accept_group,
     open_groups,
     current,
-    counts,
+    unseen_row,
     partners,
     calls,
     team,
@@ -302,8 +300,9 @@ def _odds_one(
 ):
     """Fill ``odds [53]`` for game ``g``: the chance that some opponent can meld each card if it is discarded
     (``team``: the partner opposite is no opponent; feeding them is no danger); only the cards ``wanted`` are
-    weighed against the opponents' hands (the others' odds are left at their sure part). ``work``: scratch rows
-    from ``_odds_work``."""
+    weighed against the opponents' hands (the others' odds are left at their sure part). ``unseen_row``: the copies
+    of each kind the seat cannot see (``rummy_env.infoset.unseen_counts``). ``work``: scratch rows from
+    ``_odds_work``."""
     players = hand.shape[1]
     one, zero = np.float32(1.0), np.float32(0.0)
     me = current[g]
@@ -315,17 +314,7 @@ def _odds_one(
         pile[c] = copies
     unseen_total = zero
     for c in range(NUM_KINDS):
-        on_table = 0
-        others_known = 0
-        for seat in range(players):
-            on_table += placed[g, seat, c]
-            if seat != me:
-                others_known += known[g, seat, c]
-        if c == JOKER:
-            on_table = 0
-            for k in range(table_jokers.shape[1]):
-                on_table += table_jokers[g, k]
-        unseen[c] = max(counts[c] - hand[g, me, c] - pile[c] - on_table - others_known, 0)
+        unseen[c] = max(unseen_row[c], 0)
         unseen_total += unseen[c]
     unseen_total = max(unseen_total, one)
     table_joker = False
@@ -378,21 +367,20 @@ def opponent_odds(
     hand,
     known,
     pile_pos,
-    placed,
-    table_jokers,
     accept_run,
     accept_group,
     open_groups,
     current,
-    counts,
+    unseen,
     partners,
     calls,
     team=False,
 ):
     """``float32 [n, 53]`` chance that some opponent can meld each card if it is discarded (``StrategicAgent``).
 
-    Takes the engine's state arrays whole and the game indices ``games``; ``calls``: "Rummy!" calls are on;
-    ``team``: partnership, the seat opposite is a partner.
+    Takes the engine's state arrays whole and the game indices ``games``; ``unseen [n, 53]``: the copies of each
+    kind the seat to act in ``games[i]`` cannot see; ``calls``: "Rummy!" calls are on; ``team``: partnership, the
+    seat opposite is a partner.
     """
     odds = np.ones((len(games), NUM_KINDS), dtype=np.float32)
     wanted = np.ones(NUM_KINDS, dtype=np.bool_)
@@ -403,13 +391,11 @@ def opponent_odds(
             hand,
             known,
             pile_pos,
-            placed,
-            table_jokers,
             accept_run,
             accept_group,
             open_groups,
             current,
-            counts,
+            unseen[i],
             partners,
             calls,
             team,
@@ -533,14 +519,12 @@ def strategic_play(
     hand,
     known,
     pile_pos,
-    placed,
-    table_jokers,
     accept_run,
     accept_group,
     open_groups,
     current,
     stock_len,
-    counts,
+    unseen,
     calls,
     team,
     all_melds,
@@ -550,7 +534,8 @@ def strategic_play(
     """``float32 [n, A]`` ``StrategicAgent.score_play``: planned melds (unless held back), lay-offs, safest discard.
 
     ``weights``: keep_partial, danger, tempo, urgent_hand, urgent_stock, hold_calls (0/1). ``all_melds``: score
-    every meld pattern (the Dealer's Gambit reads them all), else only the legal ones.
+    every meld pattern (the Dealer's Gambit reads them all), else only the legal ones. ``unseen [n, 53]``: the
+    copies of each kind the seat to act cannot see (``rummy_env.infoset.unseen_counts``).
     """
     keep_partial, danger, tempo = weights[0], np.float32(weights[1]), np.float32(weights[2])
     urgent_hand, urgent_stock, hold = weights[3], weights[4], weights[5] > 0
@@ -609,13 +594,11 @@ def strategic_play(
             hand,
             known,
             pile_pos,
-            placed,
-            table_jokers,
             accept_run,
             accept_group,
             open_groups,
             current,
-            counts,
+            unseen[i],
             partners,
             calls,
             team,

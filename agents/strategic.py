@@ -41,6 +41,7 @@ from rummy_env.cards import JOKER
 from rummy_env.engine import Engine
 from rummy_env.engine.spec import GameSpec
 from rummy_env.engine.state import LAY_OFF_PHASE, State
+from rummy_env.infoset import unseen_counts
 
 from . import kernels
 from .base import HeuristicAgent
@@ -140,7 +141,7 @@ class StrategicAgent(HeuristicAgent):
             play_blocks(spec),
             *state_arrays(s),
             s.stock_len,
-            spec.counts,
+            unseen_counts(spec, s, games),
             spec.rules.rummy_calls != "off",
             spec.rules.partnership,
             has_gambit(spec),
@@ -198,10 +199,11 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     two other cards (or one and a joker): 1 for cards known to be in their hand,
     else their unknown hand size over the unseen cards.
     """
+    games = np.asarray(games, dtype=np.int64)
     return kernels.opponent_odds(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
-        np.asarray(games, dtype=np.int64),
+        games,
         *state_arrays(s),
-        spec.counts,
+        unseen_counts(spec, s, games),
         plan_tables(spec.rules).partners,
         spec.rules.rummy_calls != "off",
         spec.rules.partnership,
@@ -214,8 +216,6 @@ def state_arrays(s: State) -> tuple[np.ndarray, ...]:
         s.hand,
         s.known,
         s.pile_pos,
-        s.placed,
-        s.table_jokers,
         s.accept_run,
         s.accept_group,
         s.open_groups,

@@ -33,6 +33,7 @@ from rummy_env.cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL,
 from rummy_env.engine import Engine
 from rummy_env.engine.spec import GameSpec, game_spec
 from rummy_env.engine.state import State
+from rummy_env.infoset import unseen_counts
 from rummy_env.melds import run_high_ok, run_low_ok
 from rummy_env.rules import Rules
 
@@ -470,10 +471,7 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     hands = s.hand[games].astype(np.float32)
     known = s.known[games].astype(np.float32)
     pile = pile_counts(s, games).astype(np.float32)
-    placed = s.placed[games].sum(axis=1).astype(np.float32)
-    placed[:, JOKER] = s.table_jokers[games].sum(axis=1)
-    others_known = known.sum(axis=1) - known[rows, me]
-    unseen = np.maximum(spec.counts - hands[rows, me] - pile - placed - others_known, 0.0)
+    unseen = np.maximum(unseen_counts(spec, s, games), 0).astype(np.float32)
     unseen_total = np.maximum(unseen.sum(axis=1), 1.0)
     run, group, joker = table_accepts(s, games)
     certain = run | group
