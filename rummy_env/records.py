@@ -394,7 +394,7 @@ _LINE_KEYS: dict[str, dict[str, tuple[type, ...]]] = {  # the keys each line typ
 
 
 def _check_line(line: Any, where: str) -> None:
-    """A record line is a dict of a known ``type`` whose keys have the types replay reads (``ValueError`` naming one)."""
+    """A record line is a dict of a known ``type`` whose keys have the types replay reads (else a ``ValueError``)."""
     if not isinstance(line, Mapping):
         raise ValueError(f"{where}: a record line is a JSON object, got {type(line).__name__}")
     kind = line.get("type")

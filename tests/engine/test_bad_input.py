@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import rummy_env
-from rummy_env.records import read_records
 from rummy_env import Engine, Rules
+from rummy_env.records import read_records
 
 from .conftest import make_env
 
