@@ -410,6 +410,9 @@ def _check_line(line: Any, where: str) -> None:
             continue
         if not isinstance(value, types) or isinstance(value, bool):
             raise ValueError(f"{where}: {kind!r} line key {key!r} must be a {types[0].__name__}, got {value!r}")
+    seed = line["start"].get("seed", 0) if kind == "game" else 0
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"{where}: the start position's 'seed' must be a non-negative integer, got {seed!r}")
 
 
 def _group(lines: list[Mapping], file: str) -> list[GameRecord]:

@@ -362,6 +362,7 @@ def test_rules_integers_are_bounded(field, value):
         (['{"type": "game", "id": 0, "rules": {}, "start": {}, "version": "2"}'], ["'version'"]),
         (['{"type": "game", "id": 0, "rules": {}, "start": {}}', '{"type": "move", "id": 0, "seat": 0}'], ["line 2"]),
         (['{"type": "result", "id": 0}'], ["line 1"]),
+        (['{"type": "game", "id": 0, "rules": {}, "start": {"seed": [1]}}'], ["line 1", "'seed'"]),
     ],
 )
 def test_malformed_record_files(tmp_path, lines, words):
