@@ -13,9 +13,9 @@ needs once before it (``hand = s.hand[g, seat]``), and a helper called in an inn
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import logging
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -89,6 +89,17 @@ def borrowed(typingctx, value):
     return value(value), codegen
 
 
+_IMPORT = re.compile(  # an import statement: from <dots><module> import <names>, or import <modules>
+    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]*))", re.MULTILINE
+)
+
+
+def _names(text: str) -> list[str]:
+    """The names of an import list (``a, b as c`` or a parenthesized one over several lines)."""
+    text = re.sub(r"#[^\n]*", "", text).strip("() \t\n")
+    return [name.split(" as ")[0].strip() for name in text.split(",") if name.strip()]
+
+
 def compiled_sources(modules: Iterable[Path], roots: Iterable[Path]) -> list[Path]:
     """``modules`` and every file under the package folders ``roots`` that they import, directly or through each
     other: all that numba may compile into their kernels (helpers and module constants), read from the import
@@ -100,13 +111,12 @@ def compiled_sources(modules: Iterable[Path], roots: Iterable[Path]) -> list[Pat
         if path in found:
             continue
         found.add(path)
-        for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
-            if isinstance(node, ast.ImportFrom):
-                names = [alias.name for alias in node.names]
-                todo += _import_files(path, node.level, node.module or "", names, roots)
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    todo += _import_files(path, 0, alias.name, [], roots)
+        for dots, module, names, plain in _IMPORT.findall(path.read_text(encoding="utf-8")):
+            if plain:
+                for name in _names(plain):
+                    todo += _import_files(path, 0, name, [], roots)
+            else:
+                todo += _import_files(path, len(dots), module, _names(names), roots)
     return sorted(found)
 
 
