@@ -16,18 +16,16 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-import rummy_env.cards
+import rummy_env
 from rummy_env.cards import JOKER, NUM_KINDS
-from rummy_env.engine.kernels import cards as engine_cards
 from rummy_env.engine.kernels.cards import card_set
-from rummy_env.engine.kernels.jit import drop_stale_cache
+from rummy_env.engine.kernels.jit import compiled_sources, drop_stale_cache
 
-from . import base
 from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS
 
 _HERE = Path(__file__).resolve()
-_SOURCES = [_HERE, Path(base.__file__), Path(rummy_env.cards.__file__), Path(engine_cards.__file__)]
-drop_stale_cache(_HERE.parent / "__pycache__", "kernels.*", _SOURCES)
+_ROOTS = [_HERE.parent, Path(rummy_env.__file__).resolve().parent]
+drop_stale_cache(_HERE.parent / "__pycache__", "kernels.*", compiled_sources([_HERE], _ROOTS))
 
 JOKER_PENALTY = 20  # preference lost per joker a meld uses: naturals first, jokers kept for later
 HOLD = -5000.0  # a held-back meld scores below every discard
