@@ -13,7 +13,7 @@ from pettingzoo.utils import wrappers
 
 from .engine import GAME_OVER, Engine
 from .engine.observe import rules_obs_layout
-from .picture import Position
+from .picture import Position, frame_height
 from .render import render_table
 from .rules import Rules
 from .scenario import load_scenario, state_dict
@@ -204,7 +204,8 @@ class raw_env(AECEnv, EzPickle):
             return None
         reveal = self.reveal if reveal is None else reveal
         if self.render_mode == "rgb_array":
-            return self.position(None if reveal else int(self._current[0])).rgb()
+            height = frame_height(self.rules.players, footer=self.rules.dealers_joker)  # one size: videos need it
+            return self.position(None if reveal else int(self._current[0])).rgb(height=height)
         text = render_table(self.spec, self.engine.state, 0, reveal=reveal)
         if self.render_mode == "human":
             print(text)

@@ -23,6 +23,7 @@ from .engine.state import State
 from .view import table_view
 
 WIDTH = 1120
+HEADER = 100
 CARD_W, CARD_H = 46, 64
 MARGIN = 16
 FELT, PANEL, INK, MUTED = "#1e5b3a", "#174a2f", "#f4f1e8", "#b9cfc0"
@@ -149,7 +150,7 @@ def layout(view: dict[str, Any]) -> Canvas:
     y = _melds(c, view, y + 8)
     for seat in view["seats"]:
         y = _seat(c, view, seat, y + 6)
-    y = _footer(c, view, y + 6)
+    y = _footer(c, view, y)
     c.height = int(y + MARGIN)
     return c
 
@@ -180,7 +181,7 @@ def _header(c: Canvas, view: dict[str, Any]) -> float:
         c.text(WIDTH - MARGIN - 10, 61, f"must meld {_label(view['obliged'])} (taken from the pile)", 14, "#ff8a65", "end", True)
     last = view["last"] or "-"
     c.text(MARGIN, 92, f"last move: {last}", 14, INK)
-    return 100
+    return HEADER
 
 
 def _piles(c: Canvas, view: dict[str, Any], y: float) -> float:
@@ -278,8 +279,8 @@ def _footer(c: Canvas, view: dict[str, Any], y: float) -> float:
     else:
         state = f"power {info['power']}, " + ("blocked" if info["blocked"] else "used" if info["used"] else "unused")
     out = " ".join(_label(card) for card in view["out_of_play"]) or "-"
-    c.text(MARGIN, y + 18, f"dealer's joker (DJ): {state} · out of play: {out}", 13, GOLD)
-    return y + 24
+    c.text(MARGIN, y + 24, f"dealer's joker (DJ): {state} · out of play: {out}", 13, GOLD)
+    return y + 30
 
 
 # --------------------------------------------------------------------------- back ends
@@ -307,7 +308,7 @@ def to_svg(c: Canvas) -> str:
             weight = ' font-weight="bold"' if a["bold"] else ""
             out.append(
                 f'<text x="{a["x"]:.1f}" y="{a["y"]:.1f}" font-size="{a["size"]}" fill="{a["fill"]}" '
-                f'text-anchor="{a["anchor"]}"{weight}>{escape(a["text"])}</text>'
+                f'text-anchor="{a["anchor"]}"{weight}>{escape(a["text"], quote=False)}</text>'
             )
         elif shape.kind == "open":
             out.append(f'<g data-card="{escape(a["card"])}">')
@@ -344,12 +345,37 @@ def _font(size: int, bold: bool) -> Any:
 _ANCHORS = {"start": "ls", "middle": "ms", "end": "rs"}
 
 
+def frame_height(players: int, footer: bool = False) -> int:
+    """A fixed frame height for a table of ``players`` (two rows of pile, two rows of melds), for videos."""
+    piles = 20 + 2 * (CARD_H + 24)
+    melds = 22 + 2 * (CARD_H + 30) + 6
+    seats = players * (CARD_H + 16 + 6)
+    return HEADER + 8 + piles + 8 + melds + seats + (30 if footer else 0) + MARGIN
+
+
 def to_rgb(c: Canvas, scale: float = 1.0, height: int | None = None) -> np.ndarray:
-    """The shapes painted with Pillow: ``uint8 [H, W, 3]`` (``scale`` resizes; ``height`` pads the canvas)."""
-    from PIL import Image, ImageDraw
+    """The shapes painted with Pillow: ``uint8 [H, W, 3]`` (``scale`` resizes).
+
+    With ``height`` every frame has that height: a shorter table is padded, a taller one shrunk to fit.
+    """
+    from PIL import Image
 
     k = float(scale)
-    image = Image.new("RGB", (round(WIDTH * k), round(max(c.height, height or 0) * k)), FELT)
+    if height is None or c.height <= height:
+        image = _paint(c, k, round(max(c.height, height or 0) * k))
+        return np.asarray(image)
+    fit = height / c.height
+    small = _paint(c, k * fit, round(height * k))
+    image = Image.new("RGB", (round(WIDTH * k), round(height * k)), FELT)
+    image.paste(small, ((image.size[0] - small.size[0]) // 2, 0))
+    return np.asarray(image)
+
+
+def _paint(c: Canvas, k: float, height: int) -> Any:
+    """A Pillow image of the shapes at scale ``k``, ``height`` pixels tall."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (round(WIDTH * k), height), FELT)
     draw = ImageDraw.Draw(image)
     for shape in c.shapes:
         a = shape.args
@@ -364,7 +390,7 @@ def to_rgb(c: Canvas, scale: float = 1.0, height: int | None = None) -> np.ndarr
         elif shape.kind == "text":
             font = _font(max(1, round(a["size"] * k)), a["bold"])
             draw.text((a["x"] * k, a["y"] * k), a["text"], fill=a["fill"], font=font, anchor=_ANCHORS[a["anchor"]])
-    return np.asarray(image)
+    return image
 
 
 class Position:
@@ -398,9 +424,9 @@ class Position:
         """SVG text."""
         return to_svg(self.canvas)
 
-    def rgb(self, scale: float = 1.0) -> np.ndarray:
-        """``uint8 [H, W, 3]``."""
-        return to_rgb(self.canvas, scale)
+    def rgb(self, scale: float = 1.0, height: int | None = None) -> np.ndarray:
+        """``uint8 [H, W, 3]`` (``height``: a fixed frame height, see ``to_rgb``)."""
+        return to_rgb(self.canvas, scale, height)
 
     def png(self, scale: float = 1.0) -> bytes:
         """PNG bytes."""
