@@ -422,7 +422,9 @@ def create_app(records: str | Path = "games", checkpoints: str | Path = "models"
         Route("/api/replays/{key}/{step}", replay_step),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    app.state.sessions = sessions
+    return app
 
 
 def run(cfg: dict[str, Any]) -> int:
