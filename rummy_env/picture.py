@@ -110,9 +110,9 @@ def card_face(c: Canvas, x: float, y: float, card: str, stands_for: str | None =
         c.text(x + 5, y + 17, card, 14, ink, bold=True)
         star = [(x + 23 + r * np.cos(a), y + 40 + r * np.sin(a)) for a, r in _STAR]
         c.poly(star, ink)
-        if stands_for:
-            c.rect(x + 3, y + CARD_H - 17, CARD_W - 6, 14, ink, r=3)
-            c.text(x + CARD_W / 2, y + CARD_H - 6, "=" + _label(stands_for), 11, "#ffffff", "middle", bold=True)
+        if stands_for:  # in the card's left strip, which stays visible when melds overlap their cards
+            c.rect(x + 2, y + CARD_H - 17, 30, 14, ink, r=3)
+            c.text(x + 17, y + CARD_H - 6, "=" + _label(stands_for), 10, "#ffffff", "middle", bold=True)
     else:
         rank, suit = card[:-1], card[-1]
         ink = RED if suit in "HD" else BLACK
@@ -155,9 +155,11 @@ def layout(view: dict[str, Any]) -> Canvas:
     return c
 
 
-def _seat_label(view: dict[str, Any], p: int) -> str:
+def _seat_label(view: dict[str, Any], p: int, most: int = 26) -> str:
+    """``player_1 (strategic)``, shortened to ``most`` characters."""
     name = view["seats"][p]["name"]
-    return name if name == f"player_{p}" else f"player_{p} ({name})"
+    label = name if name == f"player_{p}" else f"player_{p} ({name})"
+    return label if len(label) <= most else label[: most - 2] + "…)"
 
 
 def _header(c: Canvas, view: dict[str, Any]) -> float:
@@ -214,7 +216,7 @@ def _piles(c: Canvas, view: dict[str, Any], y: float) -> float:
 def _melds(c: Canvas, view: dict[str, Any], y: float) -> float:
     """The melds: each card over a bar in its owner's colour, jokers with what they stand for."""
     c.text(MARGIN, y + 14, "melds" + ("" if view["melds"] else ": none yet"), 13, MUTED)
-    x, top, step = MARGIN, y + 22, 30
+    x, top, step = MARGIN, y + 22, 34
     row_h = CARD_H + 30
     for number, meld in enumerate(view["melds"]):
         n = len(meld["cards"])
