@@ -161,7 +161,7 @@ class Game:
                 obs = engine.observe(games=games) if agent.needs_obs else None
                 action = int(agent.act(engine, games, obs, mask)[0])
                 self._play(action)
-            except Exception as err:  # noqa: BLE001 - any agent failure ends this game, never the server
+            except Exception as err:  # any agent failure ends this game, never the server
                 self.crashed = True
                 self.message = f"player_{self.seat} ({self.names[self.seat]}) crashed: {type(err).__name__}: {err}"
             moved += 1

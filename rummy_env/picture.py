@@ -35,7 +35,7 @@ PHASES = {
     "draw": "draws from the stock or takes from the pile",
     "play": "melds, lays off, then discards",
     "rummy": '"Rummy!" window: may call a card of the pile that plays',
-    "out_of_turn": "melds out of turn after a \"Rummy!\" call",
+    "out_of_turn": 'melds out of turn after a "Rummy!" call',
     "lay_off_after_out": "lays off before the count",
     "power": "names the dealer's joker's power (blind)",
     "opening": "opens the hand",
@@ -180,7 +180,15 @@ def _header(c: Canvas, view: dict[str, Any]) -> float:
     c.rect(MARGIN, 42, WIDTH - 2 * MARGIN, 28, PANEL, r=6)
     c.text(MARGIN + 10, 61, status, 15, HIGHLIGHT, bold=True)
     if view["obliged"]:
-        c.text(WIDTH - MARGIN - 10, 61, f"must meld {_label(view['obliged'])} (taken from the pile)", 14, "#ff8a65", "end", True)
+        c.text(
+            WIDTH - MARGIN - 10,
+            61,
+            f"must meld {_label(view['obliged'])} (taken from the pile)",
+            14,
+            "#ff8a65",
+            "end",
+            True,
+        )
     last = view["last"] or "-"
     c.text(MARGIN, 92, f"last move: {last}", 14, INK)
     return HEADER
@@ -224,8 +232,8 @@ def _melds(c: Canvas, view: dict[str, Any], y: float) -> float:
         if x + w > WIDTH - MARGIN and x > MARGIN:
             x, top = MARGIN, top + row_h + 6
         c.rect(x, top, w, row_h, PANEL, r=6)
-        tags = " ×2" if meld["double"] else ""
-        tags = " sealed ×2" if meld["sealed"] else tags
+        tags = " · doubled" if meld["double"] else ""
+        tags = " · sealed, doubled" if meld["sealed"] else tags
         c.text(x + 6, top + 13, f"{number + 1}. player_{meld['owner']}{tags}", 11, INK)
         for i, card in enumerate(meld["cards"]):
             cx = x + 6 + i * step
@@ -289,8 +297,10 @@ def _footer(c: Canvas, view: dict[str, Any], y: float) -> float:
 def to_svg(c: Canvas) -> str:
     """The shapes as SVG text."""
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{c.height}" '
-        f'viewBox="0 0 {WIDTH} {c.height}" font-family="DejaVu Sans, Verdana, sans-serif">',
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{c.height}" '
+            f'viewBox="0 0 {WIDTH} {c.height}" font-family="DejaVu Sans, Verdana, sans-serif">'
+        ),
         f'<rect width="{WIDTH}" height="{c.height}" fill="{FELT}"/>',
     ]
     for shape in c.shapes:

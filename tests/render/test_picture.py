@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import rummy_env
-from rummy_env.picture import Position, frame_height, save_gif
+from rummy_env.picture import frame_height, save_gif
 from rummy_env.view import table_view
 
 # 3 players, one deck: every card string names one card, so "not in the picture" is exact
@@ -55,7 +55,7 @@ def test_the_view_carries_nothing_hidden():
     sd = env.state_dict()
     view = table_view(env.spec, env.engine.state, 0, viewer=0)
     text = repr(view)
-    for card in [c for c in sd["hands"][2]] + sd["stock"]:
+    for card in sd["hands"][2] + sd["stock"]:
         assert re.search(rf"\b{card}\b", text) is None
     assert "seed" not in view and view["stock"] == len(sd["stock"])
     assert [s["cards"] for s in view["seats"]] == [sd["hands"][0], None, None]
@@ -71,7 +71,7 @@ def test_spectator_sees_every_hand():
 
 
 def test_jokers_show_what_the_engine_says_they_stand_for():
-    env, pos = position(0)
+    _, pos = position(0)
     melds = pos.view["melds"]
     assert [c["stands_for"] for c in melds[0]["cards"]] == [None, "8H", None]  # the run's joker: from state_dict
     assert [c["stands_for"] for c in melds[1]["cards"]] == [None, None, "5"]  # the group's joker: the meld's rank
@@ -177,3 +177,16 @@ def test_gif_of_a_few_positions(tmp_path):
         assert gif.n_frames == 2
     with pytest.raises(ValueError):
         save_gif([], tmp_path / "none.gif")
+
+
+def test_a_doubled_meld_is_marked():
+    scenario = {
+        "hands": [["2S", "4C", "9D"], ["3C", "9H", "TS"], ["AH", "6S", "7D"], ["QC", "4S", "8D"]],
+        "discard": ["6C"],
+        "melds": [{"owner": 1, "cards": ["5C", "5D", "5H", "5S"], "double": True}],
+    }
+    env = rummy_env.raw_env(preset="persian")
+    env.reset(seed=1, options={"scenario": scenario})
+    pos = env.position(None)
+    assert pos.view["melds"][0]["double"] and "1. player_1 · doubled" in pos.svg()
+    assert "side 1" in pos.svg()

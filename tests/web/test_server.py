@@ -144,9 +144,7 @@ def test_replaying_a_record_forwards_and_backwards(client):
 
 
 def test_a_checkpoint_s_probabilities_beside_each_decision(client):
-    opened = client.post(
-        "/api/replays", json={"file": "games.jsonl", "game": 0, "checkpoint": MODEL.name}
-    )
+    opened = client.post("/api/replays", json={"file": "games.jsonl", "game": 0, "checkpoint": MODEL.name})
     if opened.status_code == 400 and "expects observations" in opened.text:
         pytest.skip("the bundled checkpoint was trained for another table")
     assert opened.status_code == 200, opened.text
