@@ -223,7 +223,9 @@ class raw_env(AECEnv, EzPickle):
         """The position as seat ``viewer`` sees it (None: every hand); draws itself (``svg()``, ``rgb()``, Jupyter)."""
         if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, (int, np.integer))):
             raise ValueError(f"viewer must be a seat 0..{self.rules.players - 1} or None, got {viewer!r}")
-        return Position.of(self.spec, self.engine.state, 0, None if viewer is None else int(viewer), self.last_move())
+        return Position.of(
+            self.spec, self.engine.state, 0, None if viewer is None else int(viewer), last=self.last_move()
+        )
 
     def close(self) -> None:
         """Nothing to release."""

@@ -413,17 +413,9 @@ class Position:
         self._canvas: Canvas | None = None
 
     @classmethod
-    def of(
-        cls,
-        spec: GameSpec,
-        s: State,
-        g: int = 0,
-        viewer: int | None = None,
-        last: str | None = None,
-        names: list[str] | None = None,
-    ) -> Position:
-        """Game ``g`` of an engine state as ``viewer`` sees it."""
-        return cls(table_view(spec, s, g, viewer, last=last, names=names))
+    def of(cls, spec: GameSpec, s: State, g: int = 0, viewer: int | None = None, **options: Any) -> Position:
+        """Game ``g`` of an engine state as ``viewer`` sees it (``options``: ``table_view``'s ``last``, ``names``)."""
+        return cls(table_view(spec, s, g, viewer, **options))
 
     @property
     def canvas(self) -> Canvas:

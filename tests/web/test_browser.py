@@ -14,6 +14,8 @@ import time
 import numpy as np
 import pytest
 
+from tests.web.conftest import MODEL
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 pytestmark = [
@@ -100,6 +102,26 @@ def test_play_a_whole_hand_by_clicking(page):
     not_blank(page.screenshot(full_page=True))
 
 
+def test_call_rummy_by_clicking(page):
+    page.select_option("#players", "3")
+    page.fill("#seat-1", "greedy")
+    page.fill("#seat-2", "greedy")
+    page.fill("#seed", "2")  # holding back every meld, player_0 is asked in a "Rummy!" window
+    page.fill("#rules", '{"episode": "hand"}')
+    page.click("#start")
+    while page.locator("button.action.rummy").count() == 0:
+        assert page.get_attribute("#status", "data-over") != "yes", "no Rummy! window came"
+        actions = page.locator("button.action").evaluate_all("nodes => nodes.map(n => n.dataset.action)")
+        choice = next((a for a in actions if a.startswith("discard")), actions[0])
+        before = page.inner_html("#table")
+        page.click(f'button.action[data-action="{choice}"]')
+        page.wait_for_function("b => document.querySelector('#table').innerHTML !== b", arg=before)
+    assert page.inner_text("button.action.rummy").startswith("Rummy!")
+    page.click("button.action.rummy")
+    page.wait_for_selector('button.action[data-action^="meld"]')
+    assert "must meld" in page.inner_html("#table")
+
+
 def test_an_illegal_choice_shows_a_message_and_the_game_goes_on(page):
     page.fill("#seat-1", "random")
     page.click("#start")
@@ -131,9 +153,11 @@ def test_watch_agents_play(page):
 def test_replay_a_record_forwards_and_backwards(page):
     page.click("#tab-replay")
     page.wait_for_selector("#record-game option", state="attached")
-    page.select_option("#record-checkpoint", "")
+    page.select_option("#record-checkpoint", MODEL.name)  # its probabilities beside each decision
     page.click("#replay-open")
     page.wait_for_selector("#replay-table svg")
+    assert page.locator("#replay-probs tbody tr").count() >= 1 and page.is_visible("#replay-probs")
+    assert page.locator("#replay-probs tr.chosen").count() == 1
     assert page.get_attribute("#replay-step", "data-step") == "0"
     first = page.inner_html("#replay-table")
     for step in (1, 2, 3):

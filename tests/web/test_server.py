@@ -214,3 +214,18 @@ def test_agents_reproduce_from_the_seed(client):
         a = client.post(f"/api/games/{ka}/step", json={"steps": 40}).json()
         b = client.post(f"/api/games/{kb}/step", json={"steps": 40}).json()
     assert a["log"] == b["log"] and np.array_equal(a["view"]["discard"], b["view"]["discard"])
+
+
+def test_a_person_calls_rummy_when_asked(client):
+    # seed 2: holding back every meld, player_0 is asked in a "Rummy!" window at its 17th move
+    data = new_game(client, players=3, seats=["human", "greedy"], seed=2, rules={"episode": "hand"})
+    key = data["id"]
+    while not any(a.startswith("rummy") for a in data["legal"]):
+        assert not data["over"], "no Rummy! window came"
+        choice = next((a for a in data["legal"] if a.startswith("discard")), data["legal"][0])
+        data = client.post(f"/api/games/{key}/act", json={"action": choice}).json()
+    assert "pass" in data["legal"] and data["view"]["phase"] == "rummy"
+    call = next(a for a in data["legal"] if a.startswith("rummy"))
+    called = client.post(f"/api/games/{key}/act", json={"action": call}).json()
+    assert called["view"]["last"] == f"player_0: {call}"
+    assert called["view"]["obliged"] and any(a.startswith("meld") for a in called["legal"])
