@@ -202,6 +202,7 @@ async function openReplay(event) {
                  checkpoint: $("record-checkpoint").value || null };
   const frame = await api("POST", "/api/replays", body);
   state.replay = frame.id;
+  $("replay-probs-caption").textContent = `${body.checkpoint}: its probability of each legal move (top 8)`;
   showFrame(frame);
 }
 

@@ -229,3 +229,30 @@ def test_a_person_calls_rummy_when_asked(client):
     called = client.post(f"/api/games/{key}/act", json={"action": call}).json()
     assert called["view"]["last"] == f"player_0: {call}"
     assert called["view"]["obliged"] and any(a.startswith("meld") for a in called["legal"])
+
+
+def test_the_app_serves_from_the_command_line(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    cmd = [sys.executable, "-m", "experiments.serve", f"port={port}", f"records={tmp_path}"]
+    server = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline, page = time.time() + 120, None
+        while page is None and time.time() < deadline and server.poll() is None:
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
+            except OSError:
+                time.sleep(0.3)
+        assert page is not None and "500 Rummy" in page, server.stdout.read() if server.poll() is not None else ""
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    bad = subprocess.run([*cmd[:3], "port=abc"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.strip() == "error: port must be a whole number, got 'abc'"
