@@ -190,3 +190,25 @@ def test_a_doubled_meld_is_marked():
     pos = env.position(None)
     assert pos.view["melds"][0]["double"] and "1. player_1 · doubled" in pos.svg()
     assert "side 1" in pos.svg()
+
+
+def test_pettingzoo_render_test_passes_every_mode(capsys):
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode: rummy_env.env(players=3, max_steps=40, render_mode=render_mode))
+    capsys.readouterr()  # "human" prints the table
+
+
+def test_gymnasium_video_frames_from_the_env():
+    # what a video recorder stacks: every frame of a game, one shape, non-blank
+    env = rummy_env.env(players=2, render_mode="rgb_array", reveal=True)
+    env.reset(seed=4)
+    frames = [env.render()]
+    for agent in env.agent_iter(max_iter=30):
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(np.flatnonzero(obs["action_mask"])[0]))
+        frames.append(env.render())
+    video = np.stack(frames)
+    assert video.shape[1:] == (frame_height(2), 1120, 3)
+    assert all(f.std() > 10 for f in frames)
+    assert "spectator" in env.unwrapped.position().svg()
