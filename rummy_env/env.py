@@ -219,13 +219,15 @@ class raw_env(AECEnv, EzPickle):
         seat, action = self._last
         return f"{self.possible_agents[seat]}: {self.action_to_str(action)}"
 
-    def position(self, viewer: int | None = None) -> Position:
-        """The position as seat ``viewer`` sees it (None: every hand); draws itself (``svg()``, ``rgb()``, Jupyter)."""
+    def position(self, viewer: int | None = None, names: list[str] | None = None) -> Position:
+        """The position as seat ``viewer`` sees it (None: every hand), seats labelled with ``names`` if given.
+
+        It draws itself: ``svg()``, ``rgb()``, and as a picture in Jupyter.
+        """
         if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, (int, np.integer))):
             raise ValueError(f"viewer must be a seat 0..{self.rules.players - 1} or None, got {viewer!r}")
-        return Position.of(
-            self.spec, self.engine.state, 0, None if viewer is None else int(viewer), last=self.last_move()
-        )
+        seat = None if viewer is None else int(viewer)
+        return Position.of(self.spec, self.engine.state, 0, seat, last=self.last_move(), names=names)
 
     def close(self) -> None:
         """Nothing to release."""
