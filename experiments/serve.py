@@ -16,11 +16,13 @@ import secrets
 import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
@@ -286,6 +288,19 @@ async def _body(request: Request) -> dict[str, Any]:
     return body
 
 
+Handler = Callable[[Request, dict[str, Any]], JSONResponse]
+
+
+def threaded(handler: Handler) -> Callable[[Request], Awaitable[JSONResponse]]:
+    """An endpoint that reads a POST's JSON body, then runs ``handler`` in a worker thread (agents may think)."""
+
+    async def endpoint(request: Request) -> JSONResponse:
+        body = await _body(request) if request.method == "POST" else {}
+        return await run_in_threadpool(handler, request, body)
+
+    return endpoint
+
+
 def _int(value: Any, name: str) -> int:
     try:
         if isinstance(value, bool):
@@ -315,8 +330,7 @@ def create_app(records: str | Path = "games", checkpoints: str | Path = "models"
             }
         )
 
-    async def new_game(request: Request) -> JSONResponse:
-        body = await _body(request)
+    def new_game(request: Request, body: dict[str, Any]) -> JSONResponse:
         try:
             rules = make_rules(body)
         except ValueError as err:
@@ -324,6 +338,8 @@ def create_app(records: str | Path = "games", checkpoints: str | Path = "models"
         seats = body.get("seats") or [HUMAN]
         if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
             raise BadRequest("seats must be a list of agent names ('human' for a person)")
+        if seats.count(HUMAN) > 1:
+            raise BadRequest("one person per game: the page shows one seat's hand ('human' once)")
         seed = secrets.randbits(31) if body.get("seed") in (None, "") else _int(body["seed"], "seed")
         players: list[Agent | None] = []
         for p, name in enumerate(seat_names(seats, rules.players)):
@@ -347,14 +363,13 @@ def create_app(records: str | Path = "games", checkpoints: str | Path = "models"
             raise BadRequest(f"player_{seat} is not a person's seat in this game; yours: {game.humans}", 403)
         return seat
 
-    async def get_game(request: Request) -> JSONResponse:
+    def get_game(request: Request, body: dict[str, Any]) -> JSONResponse:
         game: Game = sessions.get(request.path_params["key"], Game)
         with game.lock:
             return JSONResponse(game.view(_viewer(game, request)))
 
-    async def act(request: Request) -> JSONResponse:
+    def act(request: Request, body: dict[str, Any]) -> JSONResponse:
         game: Game = sessions.get(request.path_params["key"], Game)
-        body = await _body(request)
         seat = _int(body.get("seat", game.humans[0] if game.humans else -1), "seat")
         if not isinstance(body.get("action"), str):
             raise BadRequest("action must be an action string, e.g. 'draw' or 'discard QS'")
@@ -362,9 +377,8 @@ def create_app(records: str | Path = "games", checkpoints: str | Path = "models"
             game.act(seat, body["action"])
             return JSONResponse(game.view(seat))
 
-    async def step(request: Request) -> JSONResponse:
+    def step(request: Request, body: dict[str, Any]) -> JSONResponse:
         game: Game = sessions.get(request.path_params["key"], Game)
-        body = await _body(request)
         steps = _int(body.get("steps", 1), "steps")
         if not 1 <= steps <= MAX_WATCH_STEPS:
             raise BadRequest(f"steps must be 1..{MAX_WATCH_STEPS}, got {steps}")
@@ -374,7 +388,7 @@ def create_app(records: str | Path = "games", checkpoints: str | Path = "models"
             game.advance(steps)
             return JSONResponse(game.view(None))
 
-    async def record_games(request: Request) -> JSONResponse:
+    def record_games(request: Request, body: dict[str, Any]) -> JSONResponse:
         games = library.record(request.query_params.get("file", ""))
         return JSONResponse(
             [
@@ -383,8 +397,7 @@ def create_app(records: str | Path = "games", checkpoints: str | Path = "models"
             ]
         )
 
-    async def open_replay(request: Request) -> JSONResponse:
-        body = await _body(request)
+    def open_replay(request: Request, body: dict[str, Any]) -> JSONResponse:
         games = library.record(str(body.get("file", "")))
         index = _int(body.get("game", 0), "game")
         if not 0 <= index < len(games):
@@ -402,7 +415,7 @@ def create_app(records: str | Path = "games", checkpoints: str | Path = "models"
         key = sessions.add(replay)
         return JSONResponse({"id": key, **replay.frame(0)})
 
-    async def replay_step(request: Request) -> JSONResponse:
+    def replay_step(request: Request, body: dict[str, Any]) -> JSONResponse:
         replay: Replay = sessions.get(request.path_params["key"], Replay)
         return JSONResponse(replay.frame(_int(request.path_params["step"], "step")))
 
@@ -413,13 +426,13 @@ def create_app(records: str | Path = "games", checkpoints: str | Path = "models"
     routes = [
         Route("/", index),
         Route("/api/options", options),
-        Route("/api/games", new_game, methods=["POST"]),
-        Route("/api/games/{key}", get_game),
-        Route("/api/games/{key}/act", act, methods=["POST"]),
-        Route("/api/games/{key}/step", step, methods=["POST"]),
-        Route("/api/records", record_games),
-        Route("/api/replays", open_replay, methods=["POST"]),
-        Route("/api/replays/{key}/{step}", replay_step),
+        Route("/api/games", threaded(new_game), methods=["POST"]),
+        Route("/api/games/{key}", threaded(get_game)),
+        Route("/api/games/{key}/act", threaded(act), methods=["POST"]),
+        Route("/api/games/{key}/step", threaded(step), methods=["POST"]),
+        Route("/api/records", threaded(record_games)),
+        Route("/api/replays", threaded(open_replay), methods=["POST"]),
+        Route("/api/replays/{key}/{step}", threaded(replay_step)),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})

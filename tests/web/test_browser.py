@@ -109,6 +109,7 @@ def test_call_rummy_by_clicking(page):
     page.fill("#seed", "2")  # holding back every meld, player_0 is asked in a "Rummy!" window
     page.fill("#rules", '{"episode": "hand"}')
     page.click("#start")
+    page.wait_for_selector("button.action")
     while page.locator("button.action.rummy").count() == 0:
         assert page.get_attribute("#status", "data-over") != "yes", "no Rummy! window came"
         actions = page.locator("button.action").evaluate_all("nodes => nodes.map(n => n.dataset.action)")

@@ -81,6 +81,7 @@ def test_bad_games_are_refused(client):
         ({"players": 9, "seats": ["human", "random"]}, "players"),
         ({"preset": "nope", "seats": ["human", "random"]}, "unknown Rules preset"),
         ({"seats": ["human"]}, "name an agent"),
+        ({"seats": ["human", "human"]}, "one person per game"),
         ({"seats": ["human", "random", "random"], "players": 2}, "3 seats"),
         ({"seats": ["human", "search:bogus=1"]}, "search"),
         ({"seed": "abc", "seats": ["human", "random"]}, "seed"),
