@@ -48,7 +48,7 @@ def table_view(
                 "melded": sd["melded_points"][p],
                 "hand_score": None if sd["hand_scores"] is None else sd["hand_scores"][p],
                 "floating": sd["floating"][p],
-                "side": p % 2 if rules.partnership else None,
+                "side": p % rules.sides if rules.partnership else None,  # RULES §8.1: seats 0+2, 1+3
             }
         )
     melds = [_meld_view(s, g, m, meld) for m, meld in enumerate(sd["melds"])]
