@@ -127,7 +127,7 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
-        self._last: tuple[int, int] | None = None  # (seat, action) of the last move
+        self._last: tuple[str, int] | None = None  # (agent, action id) of the last move
         self._position_changed()
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -178,7 +178,7 @@ class raw_env(AECEnv, EzPickle):
         rewards, done, truncated, seen = self._step_rewards, self._step_done, self._step_truncated, self._seen
         rewards.fill(0.0)
         self.engine._step_observe_into(self._chosen, not legal, rewards, done, truncated, seen)  # explains illegal ones
-        self._last = (self._seats[agent], action)
+        self._last = (agent, action)
         self._cumulative_rewards[agent] = 0.0
         for name, reward in zip(self.possible_agents, rewards[0].tolist(), strict=True):
             self.rewards[name] = reward
@@ -216,8 +216,8 @@ class raw_env(AECEnv, EzPickle):
         """The last move, ``"player_1: discard QS"`` (None before the first)."""
         if self._last is None:
             return None
-        seat, action = self._last
-        return f"{self.possible_agents[seat]}: {self.action_to_str(action)}"
+        agent, action = self._last
+        return f"{agent}: {self.action_to_str(action)}"
 
     def position(self, viewer: int | None = None, names: list[str] | None = None) -> Position:
         """The position as seat ``viewer`` sees it (None: every hand), seats labelled with ``names`` if given.
