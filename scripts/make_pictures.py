@@ -92,6 +92,7 @@ def screenshot_app(out: Path) -> Path | None:
             before = page.inner_html("#table")
             page.click(f'button.action[data-action="{choice}"]')
             page.wait_for_function("b => document.querySelector('#table').innerHTML !== b", arg=before)
+        page.mouse.move(1200, 10)  # no button under the pointer (hover colours)
         page.screenshot(path=str(path))
         browser.close()
     server.should_exit = True

@@ -107,7 +107,7 @@ function showGame(data) {
   let status = "";
   if (data.message) status = data.message;
   else if (data.over) status = `Game over after ${data.moves} moves` + (data.seed !== null ? ` (seed ${data.seed})` : "");
-  else if (data.legal.length) status = "Your move: click one of the moves above the table.";
+  else if (data.legal.length) status = "Your move: click one of the moves below.";
   else status = `player_${data.to_act} to move`;
   $("status").textContent = status;
   $("status").dataset.over = data.over ? "yes" : "no";
