@@ -29,9 +29,11 @@ from experiments.cli import Number, check_numbers, debugging, report, user_error
 from rummy_env.actions import PASS, RUMMY, TAKE
 from rummy_env.cards import card_text, counts_to_cards
 from rummy_env.engine import Engine
+from rummy_env.picture import save_gif
 from rummy_env.records import RecordWriter
 from rummy_env.render import render_table
 from rummy_env.rules import Rules
+from rummy_env.view import table_view
 
 NUMBERS = {
     "seed": Number(int, 0, optional=True),
@@ -90,6 +92,7 @@ class Table:
         reveal: bool = False,
         max_steps: int | None = None,
         delay: float = 0.0,
+        pictures: str | None = None,
     ) -> None:
         self.rules, self.agents, self.seed, self.out = rules, list(agents), int(seed), out
         self.humans = set(humans)
@@ -98,6 +101,14 @@ class Table:
         self.engine = Engine(rules, num_games=1, seed=self.seed, max_steps=max_steps)
         self.engine.reset(seeds=[self.seed])
         self.names = [self._name(p) for p in range(rules.players)]
+        self.pictures = pictures
+        self.frames: list[dict[str, Any]] = []
+
+    def snapshot(self, last: str | None = None) -> None:
+        """Keep the position for the game's pictures (as the one person at the table sees it, else everything)."""
+        if self.pictures is not None:
+            viewer = next(iter(self.humans)) if len(self.humans) == 1 and not self.reveal else None
+            self.frames.append(table_view(self.engine.spec, self.engine.state, 0, viewer, last, self.names))
 
     def _name(self, p: int) -> str:
         if p in self.humans:
@@ -126,6 +137,7 @@ class Table:
         quit_reason = None
         truncated = False
         rewards = None
+        self.snapshot()
         while not eng.done[0]:
             seat, hand_no = int(s.current[0]), int(s.hand_no[0])
             agent = self.agents[seat]
@@ -145,6 +157,7 @@ class Table:
                 self.record.log(eng, g, [action])
             result = eng.step(np.array([action]))
             rewards = result.rewards
+            self.snapshot(line.strip())
             self.say(line + self._drawn(seat, action, before, hand_no))
             if seat not in self.humans and self.delay:
                 time.sleep(self.delay)
@@ -166,6 +179,8 @@ class Table:
             self.record.finish(eng, g, truncated=[truncated], rewards=rewards)
         if eng.done[0]:
             self.game_over()
+        if self.pictures is not None:
+            self.say(f"Game pictures written to {save_gif(self.frames, self.pictures)}")
         return {
             "finished": bool(eng.done[0]),
             "quit": quit_reason,
@@ -269,6 +284,7 @@ def run(cfg: Any, stdin: TextIO | None = None, stdout: TextIO | None = None) -> 
         reveal=bool(get("reveal", False)),
         max_steps=get("max_steps", None),
         delay=float(get("delay", 0.0) or 0.0),
+        pictures=get("pictures", None),
     )
     try:
         table.play()

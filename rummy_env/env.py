@@ -13,6 +13,7 @@ from pettingzoo.utils import wrappers
 
 from .engine import GAME_OVER, Engine
 from .engine.observe import rules_obs_layout
+from .picture import Position, frame_height
 from .render import render_table
 from .rules import Rules
 from .scenario import load_scenario, state_dict
@@ -38,7 +39,7 @@ class raw_env(AECEnv, EzPickle):
     """500 Rummy as a PettingZoo AEC game; illegal actions raise ``ValueError`` naming the reason."""
 
     metadata: dict[str, Any] = {  # noqa: RUF012 - overrides PettingZoo's instance attribute
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "rummy500_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -126,6 +127,7 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._last: tuple[str, int] | None = None  # (agent, action id) of the last move
         self._position_changed()
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -176,6 +178,7 @@ class raw_env(AECEnv, EzPickle):
         rewards, done, truncated, seen = self._step_rewards, self._step_done, self._step_truncated, self._seen
         rewards.fill(0.0)
         self.engine._step_observe_into(self._chosen, not legal, rewards, done, truncated, seen)  # explains illegal ones
+        self._last = (agent, action)
         self._cumulative_rewards[agent] = 0.0
         for name, reward in zip(self.possible_agents, rewards[0].tolist(), strict=True):
             self.rewards[name] = reward
@@ -191,17 +194,40 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def render(self, reveal: bool | None = None) -> str | None:
-        """``ansi``: the table as a string; ``human``: print it. Only the acting hand is shown unless ``reveal``."""
+    def render(self, reveal: bool | None = None) -> str | np.ndarray | None:
+        """``ansi``: the table as a string; ``human``: print it; ``rgb_array``: its picture, ``uint8 [H, W, 3]``.
+
+        Only the acting hand is shown unless ``reveal``.
+        """
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         reveal = self.reveal if reveal is None else reveal
+        if self.render_mode == "rgb_array":
+            height = frame_height(self.rules.players, footer=self.rules.dealers_joker)  # one size: videos need it
+            return self.position(None if reveal else int(self._current[0])).rgb(height=height)
         text = render_table(self.spec, self.engine.state, 0, reveal=reveal)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def last_move(self) -> str | None:
+        """The last move, ``"player_1: discard QS"`` (None before the first)."""
+        if self._last is None:
+            return None
+        agent, action = self._last
+        return f"{agent}: {self.action_to_str(action)}"
+
+    def position(self, viewer: int | None = None, names: list[str] | None = None) -> Position:
+        """The position as seat ``viewer`` sees it (None: every hand), seats labelled with ``names`` if given.
+
+        It draws itself: ``svg()``, ``rgb()``, and as a picture in Jupyter.
+        """
+        if viewer is not None and (isinstance(viewer, bool) or not isinstance(viewer, (int, np.integer))):
+            raise ValueError(f"viewer must be a seat 0..{self.rules.players - 1} or None, got {viewer!r}")
+        seat = None if viewer is None else int(viewer)
+        return Position.of(self.spec, self.engine.state, 0, seat, last=self.last_move(), names=names)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -38,10 +38,9 @@ def render_table(
         lines.append(f"  {number + 1}. player_{meld['owner']}: {placed}{double}")
     for p in range(spec.players):
         cards = counts_to_cards(s.hand[g, p])
-        blind = sd["phase"] == "power" and p == sd["dealer"]  # RULES §8.8: the power is named blind
-        if reveal or (p == viewer and not blind):
+        if hand_shown(sd, p, viewer, reveal):
             held = " ".join(show(c) for c in cards) or "-"
-        elif blind:
+        elif blind(sd, p):
             held = f"{len(cards)} card(s), unseen until the power is named"
         else:
             known = counts_to_cards(s.known[g, p])
@@ -60,6 +59,16 @@ def render_table(
     if sd["hand_scores"] is not None:
         lines.append("last hand: " + "  ".join(f"player_{p}={v:+d}" for p, v in enumerate(sd["hand_scores"])))
     return "\n".join(lines)
+
+
+def blind(sd: dict, p: int) -> bool:
+    """Whether seat ``p`` holds its hand unseen (RULES §8.8: the dealer names the joker's power blind)."""
+    return sd["phase"] == "power" and p == sd["dealer"]
+
+
+def hand_shown(sd: dict, p: int, viewer: int | None, reveal: bool = False) -> bool:
+    """Whether seat ``p``'s hand is shown face up to ``viewer`` (everything with ``reveal``)."""
+    return reveal or (p == viewer and not blind(sd, p))
 
 
 def _side_lines(spec: GameSpec, sd: dict) -> list[str]:

@@ -273,4 +273,4 @@ def test_render_ansi_through_the_wrapper_during_play():
 
 def test_bad_render_mode_is_refused():
     with pytest.raises(ValueError, match="render_mode"):
-        make_env(Rules(), render_mode="rgb_array")
+        make_env(Rules(), render_mode="svg_dance")
