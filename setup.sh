@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-.venv/bin/python -m pip install -q -e ".[train,dev,bench,clients,cluster,rllib,web]"
+# Create .venv and install rummy-env with every extra: training, tests, benchmarks, RL clients, cluster sweeps, RLlib,
+# the web app (CPU PyTorch first). The web app's browser tests use Debian's chromium (.ci/run installs it; no browser download).
 set -euo pipefail
 cd "$(dirname "$0")"
 python3 -m venv .venv
