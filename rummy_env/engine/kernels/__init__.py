@@ -35,6 +35,6 @@ _HERE = Path(__file__).resolve().parent
 _SOURCES = [
     *_HERE.glob("*.py"),
     *(_HERE.parent / name for name in ("state.py", "observe.py")),
-    *(_HERE.parents[1] / name for name in ("actions.py", "cards.py", "melds.py")),
+    *(_HERE.parents[1] / name for name in ("actions.py", "cards.py", "melds.py", "rules.py")),
 ]
 drop_stale_cache(_HERE / "__pycache__", "*", _SOURCES)
