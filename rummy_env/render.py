@@ -38,7 +38,7 @@ def render_table(
         lines.append(f"  {number + 1}. player_{meld['owner']}: {placed}{double}")
     for p in range(spec.players):
         cards = counts_to_cards(s.hand[g, p])
-        blind = sd["phase"] == "power" and p == sd["dealer"]  # RULES §8.8: the power is named blind
+        blind = sd["phase"] == "power" and p == sd["dealer"]  # docs/rules.md §8.8: the power is named blind
         if reveal or (p == viewer and not blind):
             held = " ".join(show(c) for c in cards) or "-"
         elif blind:

@@ -1,4 +1,4 @@
-"""RULES §8.8 ``dealers_joker`` (Dealer's Gambit): a joker set aside before each deal, whose power the dealer
+"""docs/rules.md §8.8 ``dealers_joker`` (Dealer's Gambit): a joker set aside before each deal, whose power the dealer
 names blind (``wild``, ``double``, ``split``), used at most once, blockable by another player's joker."""
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def test_the_dealer_names_a_power_first():
 
 
 def test_the_dealer_names_the_power_without_seeing_the_hand():
-    """SPEC: in phase power the dealer's own hand is hidden from their observation."""
+    """docs/api.md: in phase power the dealer's own hand is hidden from their observation."""
     g = fresh(players=3, seed=2)
     rules = Rules(players=3, dealers_joker=True)
     layout = rules_obs_layout(rules, copies=2)
@@ -242,7 +242,7 @@ MINIMUM_50 = {"first_meld_minimum": 50, "extra": {"phase": "play", "opened": [Fa
 
 
 def test_a_meld_that_reaches_the_minimum_only_with_the_dealers_joker_later_is_offered():
-    """RULES §4.2 with §8.8: QC QD QH (30) then KS KH DJ (20) reach 50, in either order."""
+    """docs/rules.md §4 (2. Meld) with §8.8: QC QD QH (30) then KS KH DJ (20) reach 50, in either order."""
     hands = [["QC", "QD", "QH", "KS", "KH", "2C", "3D"], ["3C", "4D"]]
     g = gstart(hands, dj=WILD, **MINIMUM_50)
     assert {"meld QC QD QH", "meld KH KS DJ"} <= g.legal()
@@ -285,7 +285,7 @@ def test_the_dealer_may_take_a_deep_card_that_melds_only_with_the_dealers_joker(
 
 # --------------------------------------------------------------------------- with min_run=4
 def test_wild_melds_a_run_of_four_with_the_dealers_joker_under_min_run_4():
-    """RULES §8.5 with §8.8: a new run has four cards, the dealer's joker one of them; groups stay three."""
+    """docs/rules.md §8.5 with §8.8: a new run has four cards, the dealer's joker one of them; groups stay three."""
     g = gstart([["5H", "7H", "8H", "9C", "9D", "2S", "KC"], ["3C", "4D"]], dj=WILD, min_run=4, extra={"phase": "play"})
     assert {"meld 5H DJ 7H 8H", "meld 9C 9D DJ"} <= g.legal()
     assert not {a for a in g.legal() if a.startswith("meld") and "H" in a and len(a.split()) == 4}
