@@ -7,6 +7,8 @@ The per-game work runs in the compiled kernels of ``agents.kernels``.
 
 from __future__ import annotations
 
+import operator
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -36,7 +38,7 @@ from rummy_env.cards import (
     card_kind,
 )
 from rummy_env.engine.kernels.ref import SpecRef, StateRef, kernel_spec_ref, kernel_state
-from rummy_env.engine.masks import acting_hand, pile_melds
+from rummy_env.engine.masks import acting_hand
 from rummy_env.engine.spec import GameSpec, game_spec
 from rummy_env.engine.state import State
 from rummy_env.melds import NUM_GROUP_PATTERNS, run_high_ok, run_low_ok
@@ -120,9 +122,25 @@ def play_blocks(spec: GameSpec) -> PlayBlocks:
     return _blocks(spec.rules)
 
 
+_STATE_REFS: dict[int, tuple[weakref.ref, tuple, StateRef]] = {}  # id(State) -> (the State, its arrays, StateRef)
+
+
+def state_ref(s: State) -> StateRef:
+    """``s`` as the compiled kernels take it, made once per ``State`` (again if one of its arrays was replaced)."""
+    held = _STATE_REFS.get(id(s))
+    if held is not None and held[0]() is s:
+        now = tuple(vars(s).values())
+        if len(now) == len(held[1]) and all(map(operator.is_, now, held[1])):
+            return held[2]
+    ref = kernel_state(s)
+    key = id(s)
+    _STATE_REFS[key] = (weakref.ref(s, lambda _: _STATE_REFS.pop(key, None)), tuple(vars(s).values()), ref)
+    return ref
+
+
 def refs(spec: GameSpec, s: State) -> tuple[StateRef, SpecRef]:
     """The state and the spec as the compiled kernels take them (``s``, ``k``)."""
-    return kernel_state(s), kernel_spec_ref(spec)
+    return state_ref(s), kernel_spec_ref(spec)
 
 
 def run4_scores(spec: GameSpec, s: State, games: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -152,10 +170,8 @@ def connections(spec: GameSpec, hand: np.ndarray) -> np.ndarray:
 def top_melds_now(spec: GameSpec, s: State, games: np.ndarray, hand: np.ndarray) -> np.ndarray:
     """``bool [n]`` the top card of the pile melds at once with ``hand`` (new meld or lay-off): the engine's
     ``pile_melds`` at depth 0."""
-    _, meld_ok, lay_ok = pile_melds(spec, s, games, hand)
-    if meld_ok.shape[1] == 0:
-        return np.zeros(len(games), dtype=bool)
-    return meld_ok[:, 0] | lay_ok[:, 0]
+    games = np.asarray(games, dtype=np.int64)
+    return kernels.top_melds(*refs(spec, s), games, np.ascontiguousarray(hand, dtype=np.int8))
 
 
 def table_accepts(spec: GameSpec, s: State, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

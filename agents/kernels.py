@@ -21,6 +21,7 @@ from rummy_env.cards import JOKER, NUM_KINDS
 from rummy_env.engine import kernels as engine_kernels
 from rummy_env.engine.kernels.cards import card_set
 from rummy_env.engine.kernels.jit import drop_stale_cache
+from rummy_env.engine.kernels.masks import NOT_WILD, pile_melds
 from rummy_env.engine.kernels.spec import CALLS_OFF
 from rummy_env.engine.kernels.table import joker_fits
 
@@ -266,6 +267,19 @@ def table_rows(s, k, games):
     for i in range(n):
         joker[i] = _table_row(s, k, games[i], run[i], group[i])
     return run, group, joker
+
+
+@njit(cache=True)
+def top_melds(s, k, games, hands):
+    """``bool [n]`` the top card of game ``games[i]``'s pile melds at once with ``hands[i]`` (a new meld or a lay-off):
+    the engine's ``pile_melds`` at depth 0."""
+    out = np.zeros(len(games), dtype=np.bool_)
+    meld_ok = np.zeros(s.pile.shape[1], dtype=np.bool_)
+    lay_ok = np.zeros(s.pile.shape[1], dtype=np.bool_)
+    for i in range(len(games)):
+        if pile_melds(s, k, games[i], hands[i], NOT_WILD, meld_ok, lay_ok) > 0:
+            out[i] = meld_ok[0] or lay_ok[0]
+    return out
 
 
 @njit(cache=True)
