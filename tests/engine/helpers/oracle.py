@@ -11,6 +11,7 @@ import collections
 from collections.abc import Iterable
 
 from rummy_env import Rules
+from rummy_env.rules import CHOICES, FLAGS
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -18,27 +19,10 @@ ALL_NATURALS = [r + s for s in SUITS for r in RANKS]
 PHASES = ("draw", "play", "rummy", "game_over", "opening", "out_of_turn", "lay_off_after_out", "power")
 VERBS = ("draw", "stop", "take", "meld", "layoff", "discard", "rummy", "pass")
 
-# Rules fields and the values a random variant draws from (docs/api.md "`Rules`: the configuration").
-CHOICE_FIELDS = {
-    "card_values": ("standard", "5-10-15", "ace_15", "ace_25", "four_aces_100"),
-    "rummy_calls": ("pile", "last_discard", "off"),
-    "going_out": ("any", "discard_required", "float", "float_unplayable_discard"),
-    "stock_exhausted": ("end", "reshuffle", "end_no_penalty", "play_out"),
-    "tie_break": ("play_on", "went_out"),
-    "episode": ("game", "hand"),
-    "reward": ("win", "score"),
-    "first_discard": ("stock", "player"),
-    "next_dealer": ("left", "winner"),
-    "joker_mode": ("wild", "groups_only"),
-}
-FLAG_FIELDS = (
-    "take_top_requires_meld",
-    "take_requires_new_meld",
-    "ace_around_corner",
-    "must_go_out_to_win",
-    "meld_out_of_turn",
-    "four_of_a_kind_double",
-)
+# Rules fields and the values a random variant draws evenly from (docs/api.md "`Rules`: the configuration");
+# ``hand_scoring`` and ``dealers_joker`` are drawn with their own odds (``games.random_rules``).
+CHOICE_FIELDS = {name: values for name, values in CHOICES.items() if name != "hand_scoring"}
+FLAG_FIELDS = tuple(name for name in FLAGS if name != "dealers_joker")
 
 
 def acting_seat(sd: dict) -> int:
