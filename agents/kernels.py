@@ -16,21 +16,19 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-import rummy_env.cards
+import rummy_env
 from rummy_env.cards import JOKER, NUM_KINDS
-from rummy_env.engine import kernels as engine_kernels
 from rummy_env.engine.kernels.cards import card_set
-from rummy_env.engine.kernels.jit import drop_stale_cache
+from rummy_env.engine.kernels.jit import compiled_sources, drop_stale_cache
 from rummy_env.engine.kernels.masks import NOT_WILD, pile_melds
 from rummy_env.engine.kernels.spec import CALLS_OFF
 from rummy_env.engine.kernels.table import joker_fits
 
-from . import base
 from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS
 
 _HERE = Path(__file__).resolve()
-_SOURCES = [_HERE, Path(base.__file__), Path(rummy_env.cards.__file__), *engine_kernels._SOURCES]
-drop_stale_cache(_HERE.parent / "__pycache__", "kernels.*", _SOURCES)
+_ROOTS = [_HERE.parent, Path(rummy_env.__file__).resolve().parent]
+drop_stale_cache(_HERE.parent / "__pycache__", "kernels.*", compiled_sources([_HERE], _ROOTS))
 
 JOKER_PENALTY = 20  # preference lost per joker a meld uses: naturals first, jokers kept for later
 HOLD = -5000.0  # a held-back meld scores below every discard
@@ -338,13 +336,11 @@ def _odds_one(
     hand,
     known,
     pile_pos,
-    placed,
-    table_jokers,
     accept_run,
     accept_group,
     open_groups,
     current,
-    counts,
+    unseen_row,
     partners,
     calls,
     team,
@@ -354,8 +350,9 @@ def _odds_one(
 ):
     """Fill ``odds [53]`` for game ``g``: the chance that some opponent can meld each card if it is discarded
     (``team``: the partner opposite is no opponent; feeding them is no danger); only the cards ``wanted`` are
-    weighed against the opponents' hands (the others' odds are left at their sure part). ``work``: scratch rows
-    from ``_odds_work``."""
+    weighed against the opponents' hands (the others' odds are left at their sure part). ``unseen_row``: the copies
+    of each kind the seat cannot see (``rummy_env.infoset.unseen_counts``). ``work``: scratch rows from
+    ``_odds_work``."""
     players = hand.shape[1]
     one, zero = np.float32(1.0), np.float32(0.0)
     me = current[g]
@@ -367,17 +364,7 @@ def _odds_one(
         pile[c] = copies
     unseen_total = zero
     for c in range(NUM_KINDS):
-        on_table = 0
-        others_known = 0
-        for seat in range(players):
-            on_table += placed[g, seat, c]
-            if seat != me:
-                others_known += known[g, seat, c]
-        if c == JOKER:
-            on_table = 0
-            for k in range(table_jokers.shape[1]):
-                on_table += table_jokers[g, k]
-        unseen[c] = max(counts[c] - hand[g, me, c] - pile[c] - on_table - others_known, 0)
+        unseen[c] = max(unseen_row[c], 0)
         unseen_total += unseen[c]
     unseen_total = max(unseen_total, one)
     table_joker = False
@@ -425,12 +412,13 @@ def _odds_one(
 
 
 @njit(cache=True)
-def opponent_odds(s, k, games, counts, partners):
+def opponent_odds(s, k, games, unseen, partners):
     """``float32 [n, 53]`` chance that some opponent can meld each card if it is discarded (``StrategicAgent``);
-    ``counts``: the deck's copies of each card, ``partners``: ``PlanTables.partners``."""
+    ``unseen [n, 53]``: the copies of each kind the seat to act in ``games[i]`` cannot see, ``partners``:
+    ``PlanTables.partners``."""
     calls, team = k.rummy_calls != CALLS_OFF, k.partnership
-    hand, known, pile_pos, placed, table_jokers = s.hand, s.known, s.pile_pos, s.placed, s.table_jokers
-    accept_run, accept_group, open_groups, current = s.accept_run, s.accept_group, s.open_groups, s.current
+    hand, known, pile_pos, current = s.hand, s.known, s.pile_pos, s.current
+    accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
     odds = np.ones((len(games), NUM_KINDS), dtype=np.float32)
     wanted = np.ones(NUM_KINDS, dtype=np.bool_)
     work = _odds_work()
@@ -440,13 +428,11 @@ def opponent_odds(s, k, games, counts, partners):
             hand,
             known,
             pile_pos,
-            placed,
-            table_jokers,
             accept_run,
             accept_group,
             open_groups,
             current,
-            counts,
+            unseen[i],
             partners,
             calls,
             team,
@@ -519,14 +505,15 @@ def _plan_acting(s, k, g, own, plan, rest, run, group):
 
 
 @njit(cache=True)
-def strategic_play(s, k, games, mask, blocks, counts, all_melds, plan, weights):
+def strategic_play(s, k, games, mask, blocks, unseen, all_melds, plan, weights):
     """``float32 [n, A]`` ``StrategicAgent.score_play``: planned melds (unless held back), lay-offs, safest discard.
 
-    ``weights``: the ``PlayWeights``; ``blocks``: the ``PlayBlocks``; ``counts``: the deck's copies of each card.
-    ``all_melds``: score every meld pattern (the Dealer's Gambit reads them all), else only the legal ones.
+    ``weights``: the ``PlayWeights``; ``blocks``: the ``PlayBlocks``; ``unseen [n, 53]``: the copies of each kind
+    the seat to act cannot see (``rummy_env.infoset.unseen_counts``). ``all_melds``: score every meld pattern (the
+    Dealer's Gambit reads them all), else only the legal ones.
     """
-    hand, known, pile_pos, placed, table_jokers = s.hand, s.known, s.pile_pos, s.placed, s.table_jokers
-    accept_run, accept_group, open_groups, current = s.accept_run, s.accept_group, s.open_groups, s.current
+    hand, known, pile_pos, current = s.hand, s.known, s.pile_pos, s.current
+    accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
     stock_len, calls, team = s.stock_len, k.rummy_calls != CALLS_OFF, k.partnership
     keep_partial, danger, tempo = weights.keep_partial, np.float32(weights.danger), np.float32(weights.tempo)
     urgent_hand, urgent_stock, hold = weights.urgent_hand, weights.urgent_stock, weights.hold_calls
@@ -584,13 +571,11 @@ def strategic_play(s, k, games, mask, blocks, counts, all_melds, plan, weights):
             hand,
             known,
             pile_pos,
-            placed,
-            table_jokers,
             accept_run,
             accept_group,
             open_groups,
             current,
-            counts,
+            unseen[i],
             partners,
             calls,
             team,

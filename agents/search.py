@@ -3,7 +3,7 @@
 At a decision with more than one legal action, the seat takes its candidate
 actions (``top`` legal ones, or all: the strategic agent's favourite of each
 kind, e.g. best meld, best lay-off, best discard, then its next preferences),
-samples ``K`` deals of what it cannot see (``agents.determinize``), and loads
+samples ``K`` deals of what it cannot see (``rummy_env.infoset``), and loads
 every (candidate, deal) pair as a row of one batched ``Engine``: the same deals
 for every candidate (common random numbers). Each row plays its candidate, then
 a fast rollout policy for every seat to the end of the hand. The prior's first
@@ -41,10 +41,10 @@ from rummy_env.actions import DISCARD
 from rummy_env.engine import Engine
 from rummy_env.engine.masks import acting_hand
 from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
+from rummy_env.infoset import redeal
 from rummy_env.rules import side_of
 
 from .base import Agent, game_uniforms
-from .determinize import determinize
 from .features import plan_acting
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
@@ -181,7 +181,7 @@ class SearchAgent(Agent):
         spec = engine.spec
         width = int(deals.max())
         uniforms = game_uniforms(engine, games, salt, width * (spec.deck_size + 1))
-        positions = determinize(spec, engine.state, games, deals, uniforms.reshape(len(games), width, -1))
+        positions = redeal(spec, engine.state, games, deals, uniforms.reshape(len(games), width, -1))
         first = np.cumsum(deals) - deals
         game_of, cand_of, deal_of = _row_layout(candidates, deals)
         rows = positions.take(first[game_of] + deal_of)

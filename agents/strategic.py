@@ -41,6 +41,7 @@ from rummy_env.cards import JOKER
 from rummy_env.engine import Engine
 from rummy_env.engine.spec import GameSpec
 from rummy_env.engine.state import LAY_OFF_PHASE, State
+from rummy_env.infoset import unseen_counts
 from rummy_env.rules import side_of
 
 from . import kernels
@@ -143,7 +144,7 @@ class StrategicAgent(HeuristicAgent):
             np.asarray(games, dtype=np.int64),
             np.ascontiguousarray(mask),
             play_blocks(spec),
-            spec.counts,
+            unseen_counts(spec, s, games),
             has_gambit(spec),
             plan_tables(spec.rules),
             self.play_weights(),
@@ -199,6 +200,5 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     two other cards (or one and a joker): 1 for cards known to be in their hand,
     else their unknown hand size over the unseen cards.
     """
-    return kernels.opponent_odds(
-        *refs(spec, s), np.asarray(games, dtype=np.int64), spec.counts, plan_tables(spec.rules).partners
-    )
+    games = np.asarray(games, dtype=np.int64)
+    return kernels.opponent_odds(*refs(spec, s), games, unseen_counts(spec, s, games), plan_tables(spec.rules).partners)

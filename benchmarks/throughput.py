@@ -34,6 +34,9 @@ What one "agent-step" costs in each row (everything a learner would need, nothin
   ``state.chance_outcomes()`` with ``pyspiel.sample_action``. Only decision nodes count as
   agent-steps. A "game" is one hand of Gin Rummy; each starts as a clone of a cached initial
   state (``game.new_initial_state()`` itself costs ~2 ms for gin_rummy, more than a whole hand).
+* ``rummy-env python_500_rummy (OpenSpiel)``: ``import rummy_env.openspiel``, then the same loop as
+  the gin_rummy row on ``pyspiel.load_game("python_500_rummy")`` (default ``Rules()``, games to 500
+  points), each game from ``game.new_initial_state()`` (a new deal; it has no chance nodes).
 * ``RLCard gin-rummy`` (optional, the environment behind PettingZoo's former ``gin_rummy_v4``):
   ``rlcard.make("gin-rummy")``, ``env.step(random legal action)``; RLCard extracts the next
   player's observation inside every step. A "game" is one hand of Gin Rummy.
@@ -76,7 +79,7 @@ import numpy as np
 
 from rummy_env import Engine, Rules
 
-ROWS = ("engine", "fused", "aec", "aec-hand", "variants", "gambit", "openspiel", "rlcard")
+ROWS = ("engine", "fused", "aec", "aec-hand", "variants", "gambit", "openspiel", "openspiel-rummy", "rlcard")
 # the "variants" row: a heavy mix of docs/rules.md §8 switches (windows between turns, 4-card runs, lay-offs after
 # going out, draws of two) on the batched engine, at the largest batch, from a lock-step start
 HEAVY_MIX = Rules(players=3, meld_out_of_turn=True, min_run=4, hand_scoring="add_to_winner", stock_draw=2)
@@ -358,27 +361,31 @@ def bench_aec(args: Args, episode: str = "game") -> Bench:
 # ---------------------------------------------------------------------------------------------
 
 
-def bench_openspiel(args: Args) -> Bench | str:
+def bench_openspiel(args: Args, short_name: str = "gin_rummy") -> Bench | str:
     try:
         import pyspiel
+
+        import rummy_env.openspiel  # noqa: F401  (registers python_500_rummy)
     except ImportError as e:
         return f"OpenSpiel skipped: `import pyspiel` failed ({e}); `pip install open-spiel`"
 
-    game = pyspiel.load_game("gin_rummy")
+    game = pyspiel.load_game(short_name)
     # game.new_initial_state() costs ~2 ms for gin_rummy (more than the ~110 moves of a hand);
     # cloning a pristine initial state is equivalent and ~100x cheaper, so OpenSpiel gets that.
     initial = game.new_initial_state()
+    ours = short_name == "python_500_rummy"  # sampled chance: a clone would replay the same deal
+    new_game = game.new_initial_state if ours else initial.clone
     rng = random.Random(args.seed)
 
     def run(seconds: float, split: dict[str, float]) -> tuple[int, int, float]:
         steps = games = 0
         clock = time.perf_counter
-        state = initial.clone()
+        state = new_game()
         start = t0 = clock()
         while t0 - start < seconds or steps < 1:
             if state.is_terminal():
                 games += 1
-                state = initial.clone()
+                state = new_game()
                 t3 = clock()
                 split["new game"] += t3 - t0
             elif state.is_chance_node():  # the deal and every stock draw
@@ -401,6 +408,8 @@ def bench_openspiel(args: Args) -> Bench | str:
         return steps, games, t0 - start
 
     timed = loop_timer(run, ["obs", "legal+sample", "apply", "chance", "new game"])
+    if ours:
+        return Bench("rummy-env python_500_rummy (OpenSpiel Python game)", timed)
     return Bench(f"OpenSpiel gin_rummy {getattr(pyspiel, '__version__', '')}".strip(), timed)
 
 
@@ -512,6 +521,7 @@ def main() -> None:
         "variants": lambda a: bench_engine(a, max(a.batches), None, HEAVY_MIX, " (variants: " + _mix_text() + ")"),
         "gambit": lambda a: bench_engine(a, max(a.batches), None, GAMBIT_MIX, " (" + _mix_text(GAMBIT_MIX) + ")"),
         "openspiel": bench_openspiel,
+        "openspiel-rummy": lambda a: bench_openspiel(a, "python_500_rummy"),
         "rlcard": bench_rlcard,
     }
     ready: list[Bench] = []

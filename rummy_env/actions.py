@@ -24,9 +24,11 @@ meld (jokers)       0/2    ``meld JK JK JK``, ``meld JK JK JK JK`` (``joker_mode
 joker on jokers     0/1    ``layoff JK group`` (``joker_mode="groups_only"``)
 power               0/3    ``power wild``, ``power double``, ``power split`` (``dealers_joker``)
 meld with DJ        0/234  ``meld 9C 9D DJ`` (groups: rank, two suits), ``meld 5H DJ 7H`` (runs: pattern, where DJ;
-                           286 and ``meld 5H DJ 7H 8H`` under ``min_run=4``)
+                           286 and ``meld 5H DJ 7H 8H`` under ``min_run=4``); +52 ``meld 5C 5H 5S DJ``
+                           (a group of four: rank, DJ's suit) under ``four_of_a_kind_double``
 DJ lay-off          0/65   ``layoff DJ as 8H run``, ``layoff DJ as 9 group``
-doubled meld        0/104  ``meld 9C 9D 9S double`` (the meld patterns; runs of four under ``min_run=4``)
+doubled meld        0/104  ``meld 9C 9D 9S double`` (the meld patterns; runs of four under ``min_run=4``);
+                           +13 ``meld TC TD TH TS double`` under ``four_of_a_kind_double``
 split               0/P-1  ``split D`` (``D >= 1``)
 block               0/1    ``block``
 ==================  =====  ==========================================
@@ -37,6 +39,7 @@ so the default layout never changes.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import cache, cached_property
 
@@ -123,7 +126,10 @@ class ActionLayout:
 
     def to_str(self, action: int) -> str:
         """The string of an action id."""
-        action = int(action)
+        try:
+            action = operator.index(action)
+        except TypeError:
+            raise ValueError(f"bad action id {action!r}: expected an integer 0..{self.num_actions - 1}") from None
         if not 0 <= action < self.num_actions:
             raise ValueError(f"bad action id {action}: expected 0..{self.num_actions - 1}")
         kind, arg = int(self.kind[action]), int(self.arg[action])
@@ -159,19 +165,32 @@ class ActionLayout:
 
 
 def _format_meld(pattern: int, width: int = 3) -> str:
-    """A meld pattern's string (under ``min_run=4`` its runs are runs of four)."""
+    """A meld pattern's string (under ``min_run=4`` its runs are runs of four; past the patterns, a group of four
+    of rank ``pattern - NUM_PATTERNS``)."""
+    if pattern >= NUM_PATTERNS:
+        return _format_group4(pattern - NUM_PATTERNS)
     if width == 4 and pattern >= NUM_GROUP_PATTERNS:
         return _format_run4(pattern - NUM_GROUP_PATTERNS)
     table = meld_table(Rules(ace_around_corner=True))
     return "meld " + " ".join(card_str(c) for c in table.cards[pattern])
 
 
+def _format_group4(rank: int) -> str:
+    return "meld " + " ".join(card_str(s * NUM_RANKS + rank) for s in range(NUM_SUITS))
+
+
 def _format_run4(arg: int) -> str:
     return "meld " + " ".join(card_str(c) for c in run4_cards(arg // NUM_RANKS, arg % NUM_RANKS))
 
 
-def dj_melds(width: int) -> int:
-    """How many melds with the dealer's joker there are when new runs have ``width`` cards."""
+def dj_melds(width: int, fours: bool = False) -> int:
+    """How many melds with the dealer's joker there are when new runs have ``width`` cards (``fours``: groups of
+    four too, under ``four_of_a_kind_double``)."""
+    return dj_fours_start(width) + NUM_RANKS * NUM_SUITS * fours
+
+
+def dj_fours_start(width: int) -> int:
+    """The first ``DJ_MELD`` argument of a group of four with the dealer's joker (``rank * 4 + its suit`` after it)."""
     return DJ_GROUPS + NUM_RUN_PATTERNS * width
 
 
@@ -181,6 +200,9 @@ def dj_meld_cards(arg: int, width: int = 3) -> list[int]:
     if arg < DJ_GROUPS:
         rank, pair = divmod(arg, len(SUIT_PAIRS))
         return [s * NUM_RANKS + rank for s in SUIT_PAIRS[pair]] + [JOKER]
+    if arg >= dj_fours_start(width):
+        rank, spot = divmod(arg - dj_fours_start(width), NUM_SUITS)
+        return [s * NUM_RANKS + rank for s in range(NUM_SUITS) if s != spot] + [JOKER]
     run, spot = divmod(arg - DJ_GROUPS, width)
     suit, lo = divmod(run, NUM_RANKS)
     cards = [suit * NUM_RANKS + (lo + i) % NUM_RANKS for i in range(width)]
@@ -211,7 +233,7 @@ _FORMATTERS = {  # (argument, cards of a new run) -> string
     RUMMY: lambda a, w: f"rummy {a}",
     PASS: lambda a, w: "pass",
     SKIP: lambda a, w: "skip",
-    MELD_GROUP4: lambda a, w: "meld " + " ".join(card_str(s * NUM_RANKS + a) for s in range(NUM_SUITS)),
+    MELD_GROUP4: lambda a, w: _format_group4(a),
     MELD_JOKERS: lambda a, w: "meld " + " ".join([JOKER_TEXT] * (3 + a)),
     LAYOFF_JOKER: lambda a, w: "layoff JK group",
     MELD_RUN4: lambda a, w: _format_run4(a),
@@ -241,9 +263,9 @@ def _natural(text: str) -> int:
 
 
 def _parse_dj_meld(words: list[str], width: int) -> tuple[int, int]:
-    """A meld with the dealer's joker: a group of two naturals in suit order then ``DJ``, or a run of ``width``
-    cards with ``DJ`` where it stands."""
-    if sum(w.upper() == DJ_TEXT for w in words) != 1 or len(words) not in (3, width):
+    """A meld with the dealer's joker: a group of two naturals (three: a group of four) in suit order then ``DJ``,
+    or a run of ``width`` cards with ``DJ`` where it stands."""
+    if sum(w.upper() == DJ_TEXT for w in words) != 1 or len(words) not in (3, 4):
         raise ValueError(
             "a meld with the dealer's joker names two natural cards of a group then DJ ('meld 9C 9D DJ'), or the "
             f"cards of a {width}-card run with DJ in place ('meld 5H DJ " + ("7H 8H')" if width == 4 else "7H')")
@@ -254,13 +276,17 @@ def _parse_dj_meld(words: list[str], width: int) -> tuple[int, int]:
     suits = [int(CARD_SUIT[c]) for c in naturals]
     if len(words) == 3 and len(ranks) == 1 and suits[0] < suits[1] and spot == 2:
         return DJ_MELD, ranks.pop() * len(SUIT_PAIRS) + SUIT_PAIRS.index((suits[0], suits[1]))
+    if len(words) == 4 and len(ranks) == 1 and suits == sorted(set(suits)) and spot == 3:
+        missing = next(s for s in range(NUM_SUITS) if s not in suits)
+        return DJ_MELD, dj_fours_start(width) + ranks.pop() * NUM_SUITS + missing
     if len(words) == width:
         for arg in range(DJ_GROUPS, dj_melds(width)):
             cards = dj_meld_cards(arg, width)
             if cards.index(JOKER) == spot and [c for c in cards if c != JOKER] == naturals:
                 return DJ_MELD, arg
     raise ValueError(
-        f"with DJ: a group names two naturals of one rank in suit order then DJ; a {width}-card run puts DJ in place"
+        "with DJ: a group names two naturals of one rank in suit order then DJ (a group of four: three); "
+        f"a {width}-card run puts DJ in place"
     )
 
 
@@ -269,10 +295,12 @@ def _parse_meld(words: list[str], width: int) -> tuple[int, int]:
         kind, arg = _parse_meld(words[:-1], width)
         if kind == MELD_RUN4 and width == 4:
             return DOUBLE, NUM_GROUP_PATTERNS + arg
+        if kind == MELD_GROUP4:
+            return DOUBLE, NUM_PATTERNS + arg
         if kind != MELD or (width == 4 and arg >= NUM_GROUP_PATTERNS):
             raise ValueError(
-                "'double' follows a meld put down from the hand: a group of three or a "
-                f"{width}-card run, e.g. 'meld 9C 9D 9S double'"
+                "'double' follows a meld put down from the hand: a group of three (of four under "
+                f"four_of_a_kind_double) or a {width}-card run, e.g. 'meld 9C 9D 9S double'"
             )
         return DOUBLE, arg
     if any(w.upper() == DJ_TEXT for w in words):
@@ -390,6 +418,7 @@ def layout_for(rules: Rules) -> ActionLayout:
     groups_only = int(rules.joker_mode == "groups_only")
     run4 = NUM_RUN_PATTERNS * (rules.min_run == 4)
     extra = (int(rules.stock_exhausted == "play_out"), run4, NUM_RANKS * rules.four_of_a_kind_double, 2 * groups_only)
-    full = (len(POWERS), dj_melds(rules.min_run), NUM_NATURAL + NUM_RANKS, NUM_PATTERNS)
+    fours = rules.four_of_a_kind_double  # groups of four: with the dealer's joker in them, and doubled
+    full = (len(POWERS), dj_melds(rules.min_run, fours), NUM_NATURAL + NUM_RANKS, NUM_PATTERNS + NUM_RANKS * fours)
     gambit = tuple(n * rules.dealers_joker for n in (*full, rules.deck_size - 1, 1))  # power .. block
     return action_layout(rules.deck_size, (*extra, groups_only, *gambit))

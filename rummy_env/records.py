@@ -369,7 +369,7 @@ def read_records(source: Any) -> list[GameRecord]:
         if path.is_dir():
             return [r for p in sorted(path.glob("*.jsonl")) for r in read_records(p)]
         with open(path, encoding="utf-8") as fh:
-            lines = [json.loads(text) for text in fh if text.strip()]
+            lines = [_json_line(text, path, number) for number, text in enumerate(fh) if text.strip()]
         return _group(lines, str(path))
     if isinstance(source, Mapping):
         return _group([source], "")
@@ -379,10 +379,47 @@ def read_records(source: Any) -> list[GameRecord]:
     return [r for x in items for r in read_records(x)]
 
 
+def _json_line(text: str, path: Path, number: int) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        raise ValueError(f"{path} line {number + 1}: not a JSON line ({err})") from None
+
+
+_LINE_KEYS: dict[str, dict[str, tuple[type, ...]]] = {  # the keys each line type needs, and their types
+    "game": {"rules": (Mapping,), "start": (Mapping,), "version": (int,)},
+    "move": {"step": (int,), "seat": (int,), "action": (str,)},
+    "result": {"final": (Mapping,), "scores": (list,)},
+}
+
+
+def _check_line(line: Any, where: str) -> None:
+    """A record line is a dict of a known ``type`` whose keys have the types replay reads (else a ``ValueError``)."""
+    if not isinstance(line, Mapping):
+        raise ValueError(f"{where}: a record line is a JSON object, got {type(line).__name__}")
+    kind = line.get("type")
+    if kind not in _LINE_KEYS:
+        raise ValueError(f"{where}: unknown line type {kind!r}")
+    try:
+        hash(line.get("id"))
+    except TypeError:
+        raise ValueError(f"{where}: the game id must be a string or number, got {line.get('id')!r}") from None
+    for key, types in _LINE_KEYS[kind].items():
+        value = line.get(key)
+        if key == "version" and value is None:
+            continue
+        if not isinstance(value, types) or isinstance(value, bool):
+            raise ValueError(f"{where}: {kind!r} line key {key!r} must be a {types[0].__name__}, got {value!r}")
+    seed = line["start"].get("seed", 0) if kind == "game" else 0
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"{where}: the start position's 'seed' must be a non-negative integer, got {seed!r}")
+
+
 def _group(lines: list[Mapping], file: str) -> list[GameRecord]:
     out: list[GameRecord] = []
     current: dict[Any, GameRecord] = {}
     for number, line in enumerate(lines):
+        _check_line(line, f"{file or 'records'} line {number + 1}")
         kind, key = line.get("type"), line.get("id")
         if kind == "game":
             if line.get("version", RECORD_VERSION) > RECORD_VERSION:

@@ -61,6 +61,17 @@ PRESETS: dict[str, dict[str, Any]] = {
     "dealers_gambit": {"direction": -1, "dealers_joker": True, "target_score": 250},
 }
 JOKER_GROUP_SIZE = 3  # jokers in the smallest group of jokers (groups_only)
+# The largest value of each integer field: scores live in fixed-width arrays (a hand's points in int16), so every
+# field stays far enough inside them that no game can overflow.
+LIMITS = {
+    "target_score": 1_000_000,
+    "first_meld_minimum": 10_000,
+    "joker_points": 1_000,
+    "going_out_bonus": 10_000,
+    "final_bonus": 10_000,
+    "seven_run_bonus": 10_000,
+    "deals": 1_000,
+}
 ASIDE = " and the dealer's joker set aside"  # the deck check's words for dealers_joker
 
 
@@ -121,6 +132,10 @@ class Rules:
             raise ValueError(f"Rules.jokers_per_deck must be 0, 1, 2 or 4, got {self.jokers_per_deck!r}")
         if self.hand_size is not None and (not _is_int(self.hand_size) or self.hand_size < 1):
             raise ValueError(f"Rules.hand_size must be None (auto) or a positive integer, got {self.hand_size!r}")
+        for name, most in LIMITS.items():
+            value = getattr(self, name)
+            if _is_int(value) and value > most:
+                raise ValueError(f"Rules.{name} must be at most {most}, got {value!r}")
         if not _is_int(self.target_score) or self.target_score <= 0:
             raise ValueError(f"Rules.target_score must be a positive integer, got {self.target_score!r}")
         if not _is_int(self.first_meld_minimum) or self.first_meld_minimum < 0:
@@ -240,9 +255,11 @@ class Rules:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> Rules:
         """Build rules from a mapping of field names; unknown keys raise ``ValueError``."""
+        if data is not None and not isinstance(data, Mapping):
+            raise ValueError(f"Rules.from_dict takes a dict of Rules fields, got {type(data).__name__}")
         data = dict(data or {})
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - known, key=repr)
         if unknown:
             raise ValueError(
                 f"unknown Rules key(s) {', '.join(map(repr, unknown))}; valid keys: {', '.join(sorted(known))}"

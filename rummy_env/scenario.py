@@ -49,7 +49,6 @@ from .engine.state import (
     OUT_OF_TURN_PHASE,
     PHASE_NAMES,
     PLAY_PHASE,
-    POWER_PHASE,
     RUMMY_PHASE,
     SEALED,
     State,
@@ -105,17 +104,40 @@ def _seat(value: Any, players: int, where: str) -> int:
     return int(value)
 
 
-def _per_player(value: Any, players: int, where: str, kind: type) -> list:
+def _per_player(value: Any, players: int, where: str, kind: type, dtype: Any = None) -> list:
+    """One ``kind`` value per player; integers must fit ``dtype``, the array that holds them."""
     if not isinstance(value, (list, tuple)) or len(value) != players:
         _fail(f"{where} must be a list of {players} values (one per player), got {value!r}")
     for item in value:
-        ok = (
-            isinstance(item, bool)
-            if kind is bool
-            else isinstance(item, (int, np.integer)) and not isinstance(item, bool)
-        )
-        if not ok:
-            _fail(f"{where} must hold {kind.__name__} values, got {item!r}")
+        if kind is bool:
+            if not isinstance(item, (bool, np.bool_)):
+                _fail(f"{where} must hold bool values, got {item!r}")
+        else:
+            _integer(item, where, *_bounds(dtype))
+    return list(value)
+
+
+def _bounds(dtype: Any) -> tuple[int, int]:
+    """The range of the integer type ``dtype``."""
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def _integer(value: Any, where: str, lo: int, hi: int) -> int:
+    """``value``, an integer ``lo..hi`` (checked before it reaches a fixed-width array)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        _fail(f"{where} must hold integers, got {value!r}")
+    if not lo <= value <= hi:
+        _fail(f"{where} must be an integer {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def _list(value: Any, where: str) -> list:
+    """``value``, a list (or tuple); ``None`` is an empty list."""
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        _fail(f"{where} must be a list, got {value!r}")
     return list(value)
 
 
@@ -147,8 +169,8 @@ def _parse_meld(spec: GameSpec, meld: Any, number: int) -> dict:
         _fail(f"{where} has unknown key(s) {sorted(extra)}")
     owner = _seat(meld["owner"], players, f"{where}.owner")
     texts = meld["cards"]
-    if not isinstance(texts, (list, tuple)):
-        _fail(f"{where}.cards must be a list of card strings")
+    if not isinstance(texts, (list, tuple)) or len(texts) < 3:
+        _fail(f"{where}.cards must be a list of at least 3 card strings, got {texts!r}")
     dj = _dj_position(spec, texts, where)
     texts = [JOKER_TEXT + t.strip()[2:] if i == dj else t for i, t in enumerate(texts)]
     placed = [_meld_card(t, f"{where}.cards") for t in texts]
@@ -186,11 +208,15 @@ def _parse_sealed(spec: GameSpec, meld: Mapping[str, Any], parsed: dict, where: 
         _fail(f"{where}.sealed needs dealers_joker=True (a meld doubled by the dealer's joker)")
     if meld.get("double") is not True:
         _fail(f'{where}: a sealed meld is doubled by the dealer\'s joker, so it also has "double": true')
-    size = spec.rules.min_run if parsed["kind"] == RUN else 3
-    if parsed["dj"] is not None or len(parsed["placed"]) != size:
-        _fail(f"{where}.sealed: a doubled meld is the {size} cards put down with power double (DJ is not one of them)")
+    four = MAX_GROUP if spec.rules.four_of_a_kind_double else 3  # a group of four, doubled once
+    sizes = (spec.rules.min_run,) if parsed["kind"] == RUN else (3, four)
+    if parsed["dj"] is not None or len(parsed["placed"]) not in sizes:
+        _fail(
+            f"{where}.sealed: a doubled meld is the {' or '.join(map(str, sorted(set(sizes))))} cards put down with "
+            "power double (DJ is not one of them)"
+        )
     if len(set(parsed["owners"])) != 1 or parsed["owners"][0] != parsed["by"]:
-        _fail(f"{where}.sealed: nothing is laid off on a sealed meld, so its melder owns all three cards")
+        _fail(f"{where}.sealed: nothing is laid off on a sealed meld, so its melder owns all its cards")
     return True
 
 
@@ -302,11 +328,11 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
     return points
 
 
-def _count_key(scenario: Mapping[str, Any], key: str, default: int) -> int:
+def _count_key(scenario: Mapping[str, Any], key: str, default: int, dtype: Any = np.int32) -> int:
     value = scenario.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
         _fail(f"{key} must be a non-negative integer, got {value!r}")
-    return int(value)
+    return _integer(value, key, 0, _bounds(dtype)[1])
 
 
 def _count(cards: list[int]) -> np.ndarray:
@@ -331,7 +357,7 @@ def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> Sta
     s.hand_no[0] = _count_key(scenario, "hand_no", 0)
     hand_cards = [_cards(h, f"hands[{p}]") for p, h in enumerate(hands)]
     pile = _cards(scenario.get("discard", []), "discard")
-    melds = [_parse_meld(spec, m, i) for i, m in enumerate(scenario.get("melds", []) or [])]
+    melds = [_parse_meld(spec, m, i) for i, m in enumerate(_list(scenario.get("melds"), "melds"))]
     if len(melds) > spec.max_melds:
         _fail(f"{len(melds)} melds is more than the deck allows ({spec.max_melds})")
     used = sum((_count(h) for h in hand_cards), _count(pile))
@@ -343,7 +369,7 @@ def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> Sta
     _check_counts(spec, used, "the hands, discard pile, melds, out_of_play and the dealer's joker")
     stock = _stock(spec, s, scenario, used)
     if "seed" in scenario:
-        s.seed[0] = np.uint64(_count_key(scenario, "seed", seed) % 2**64)
+        s.seed[0] = np.uint64(_count_key(scenario, "seed", seed, np.uint64))
         s.shuffles[0] = _count_key(scenario, "shuffles", 0)
     for p, cards in enumerate(hand_cards):
         s.hand[0, p] = _count(cards)
@@ -358,7 +384,7 @@ def load_scenario(spec: GameSpec, scenario: Mapping[str, Any], seed: int) -> Sta
     _write_gambit(s, gambit)
     refresh_accepts(spec, s, np.zeros(1, dtype=np.int64))
     _load_turn(spec, s, scenario, points)
-    _check_gambit(spec, s, scenario, melds)
+    _check_gambit(spec, s, melds)
     _load_turn_melds(s, scenario)
     _load_sides(spec, s, scenario)
     return s
@@ -407,22 +433,38 @@ def _write_gambit(s: State, gambit: dict) -> None:
     s.dj[0, OUT_OF_PLAY:] = gambit["out_of_play"]
 
 
-def _check_gambit(spec: GameSpec, s: State, sc: Mapping[str, Any], melds: list[dict]) -> None:
-    """Phase ``power`` (the dealer names a power, nothing happened yet) and who put the dealer's joker down."""
+def _check_gambit(spec: GameSpec, s: State, melds: list[dict]) -> None:
+    """Phase ``power`` (the dealer names a power, nothing happened yet: the only phase with none named), who put
+    the dealer's joker down, and when an unopened dealer did (``first_meld_minimum``)."""
     dealer = int(s.dealer[0])
     for number, meld in enumerate(melds):
         if meld["dj"] is not None and meld["owners"][meld["dj"]] != dealer:
             _fail(f"melds[{number}]: the dealer's joker DJ is put down by the dealer (player {dealer})")
         if meld["sealed"] and meld["by"] != dealer:
             _fail(f"melds[{number}]: a sealed meld is put down by the dealer (player {dealer})")
-    if s.phase[0] != POWER_PHASE:
-        return
+    phase = PHASE_NAMES[int(s.phase[0])]
     if not spec.rules.dealers_joker:
-        _fail("phase 'power' needs dealers_joker=True")
-    if "current_player" not in sc:
-        s.current[0] = dealer
-    if s.dj[0, DJ_POWER] >= 0 or s.current[0] != dealer:
-        _fail("in phase 'power' the dealer (current_player) has not named a power yet (dealers_joker.power null)")
+        if phase == "power":
+            _fail("phase 'power' needs dealers_joker=True")
+        return
+    named = s.dj[0, DJ_POWER] >= 0
+    if phase == "power" and named:
+        _fail("in phase 'power' the dealer has not named a power yet, so dealers_joker.power must be null")
+    if phase == "power" and s.current[0] != dealer:
+        _fail(f"in phase 'power' the dealer names the power, so current_player must be the dealer ({dealer})")
+    if phase != "power" and not named:
+        _fail(
+            f"dealers_joker.power is null only at the start of a hand, in phase 'power' (the dealer names it "
+            f"before anything else), not in phase {phase!r}"
+        )
+    minimum = spec.rules.first_meld_minimum
+    this_turn = phase == "play" and s.current[0] == dealer and not s.called[0]
+    if minimum and s.dj[0, DJ_SLOT] >= 0 and not s.opened[0, dealer] and not this_turn:
+        _fail(
+            f"the dealer's joker on the table counts toward first_meld_minimum={minimum}: a dealer who has not "
+            "opened (opened false) puts it down only in the turn in progress (phase 'play', current_player "
+            "the dealer)"
+        )
 
 
 def side_scores(spec: GameSpec, scores: Any) -> list[int]:
@@ -451,7 +493,7 @@ def _load_sides(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
     if not spec.rules.partnership:
         _fail("side_scores exist only with partnership")
     derived = side_scores(spec, s.scores[0])
-    if list(sc["side_scores"]) != derived:
+    if _list(sc["side_scores"], "side_scores") != derived:
         _fail(f"side_scores is derived from scores (would be {derived}), got {sc['side_scores']!r}")
 
 
@@ -507,18 +549,21 @@ def _opt_card(scenario: Mapping[str, Any], key: str) -> int:
 def _load_turn(spec: GameSpec, s: State, sc: Mapping[str, Any], points: np.ndarray) -> None:
     players = spec.players
     s.dealer[0] = _seat(sc.get("dealer", spec.rules.seat_after(0, -1)), players, "dealer")
-    s.current[0] = _seat(sc.get("current_player", spec.rules.seat_after(int(s.dealer[0]))), players, "current_player")
-    phase = sc.get("phase", "draw")
-    if phase not in PHASE_NAMES:
+    unnamed = spec.rules.dealers_joker and s.dj[0, DJ_POWER] < 0  # the start of a hand: the dealer names a power
+    phase = sc.get("phase", "power" if unnamed else "draw")
+    if not isinstance(phase, str) or phase not in PHASE_NAMES:
         _fail(f"phase must be one of {PHASE_NAMES}, got {phase!r}")
     s.phase[0] = PHASE_NAMES.index(phase)
+    first = s.dealer[0] if phase == "power" else spec.rules.seat_after(int(s.dealer[0]))
+    s.current[0] = _seat(sc.get("current_player", first), players, "current_player")
     if s.phase[0] == OPENING_PHASE and (spec.rules.first_discard != "player" or s.pile_len[0] > 0):
         _fail('phase "opening" needs first_discard="player" and an empty discard pile')
-    s.scores[0] = _per_player(sc.get("scores", [0] * players), players, "scores", int)
-    s.melded_points[0] = _per_player(sc.get("melded_points", points.tolist()), players, "melded_points", int)
+    s.scores[0] = _per_player(sc.get("scores", [0] * players), players, "scores", int, s.scores.dtype)
+    melded = sc.get("melded_points", points.tolist())
+    s.melded_points[0] = _per_player(melded, players, "melded_points", int, s.melded_points.dtype)
     hand_scores = sc.get("hand_scores")
     if hand_scores is not None:
-        s.hand_scores[0] = _per_player(hand_scores, players, "hand_scores", int)
+        s.hand_scores[0] = _per_player(hand_scores, players, "hand_scores", int, s.hand_scores.dtype)
         s.has_hand_scores[0] = True
     empty = s.hand[0].sum(axis=1) == 0
     s.floating[0] = _per_player(sc.get("floating", (empty & spec.rules.floating).tolist()), players, "floating", bool)
@@ -553,18 +598,21 @@ def _load_obligation(spec: GameSpec, s: State, sc: Mapping[str, Any]) -> None:
     players, phase, seat = spec.players, int(s.phase[0]), int(s.current[0])
     s.obliged[0] = _opt_card(sc, "obliged")
     s.top_taken[0] = _opt_card(sc, "top_taken")
-    s.called[0] = bool(sc.get("called", False))
-    turn_points = sc.get("turn_points", 0)
-    if isinstance(turn_points, bool) or not isinstance(turn_points, (int, np.integer)):
-        _fail(f"turn_points must be an integer, got {turn_points!r}")
-    s.turn_points[0] = turn_points
+    called = sc.get("called", False)
+    if not isinstance(called, (bool, np.bool_)):
+        _fail(f"called must be True or False, got {called!r}")
+    s.called[0] = called
+    s.turn_points[0] = _integer(sc.get("turn_points", 0), "turn_points", *_bounds(s.turn_points.dtype))
     if s.obliged[0] >= 0:
         if phase != PLAY_PHASE:
             _fail("an obliged card is only possible in the 'play' phase")
         if s.hand[0, seat, s.obliged[0]] == 0:
             _fail(f"the obliged card {card_str(int(s.obliged[0]))} must be in player {seat}'s hand")
-        s.obliged_new[0] = not s.called[0] and spec.rules.take_requires_new_meld
-    queue = [_seat(q, players, "rummy_queue") for q in sc.get("rummy_queue", []) or []]
+        top_only = s.top_taken[0] >= 0 and not spec.rules.take_top_requires_meld  # a play_out take of the top card
+        s.obliged_new[0] = not s.called[0] and spec.rules.take_requires_new_meld and not top_only
+    queue = [_seat(q, players, "rummy_queue") for q in _list(sc.get("rummy_queue"), "rummy_queue")]
+    if len(set(queue)) != len(queue):
+        _fail(f"rummy_queue must list distinct seats, got {queue}")
     if phase == LAY_OFF_PHASE:
         _load_lay_offs(spec, s, sc, queue)
         return

@@ -122,7 +122,7 @@ def _reason(spec: GameSpec, s: State, g: int, action: int, phase: int, seat: int
             return f"{card} at depth {arg} cannot be melded without cards from a hand" + _opening_note(spec, s, g, seat)
         return (
             f"{card} at depth {arg} cannot be melded at once with your hand and the cards above it"
-            + (" in a new meld (take_requires_new_meld)" if rules.take_requires_new_meld else "")
+            + (" in a new meld (take_requires_new_meld)" if _new_meld_take(rules, arg) else "")
             + _opening_note(spec, s, g, seat)
         )
     if obliged >= 0 and kind != DISCARD:
@@ -133,6 +133,11 @@ def _reason(spec: GameSpec, s: State, g: int, action: int, phase: int, seat: int
         return _discard_reason(spec, s, g, seat, arg, hand, obliged)
     held_note = _placement_reason(spec, s, g, kind, arg, hand)
     return held_note or "it would leave no legal way to finish the turn" + _opening_note(spec, s, g, seat)
+
+
+def _new_meld_take(rules, depth: int) -> bool:
+    """Whether ``take_requires_new_meld`` binds a take at ``depth`` (a top-only take: with take_top_requires_meld)."""
+    return rules.take_requires_new_meld and (depth > 0 or rules.take_top_requires_meld)
 
 
 def _discard_reason(spec, s, g, seat, card, hand, obliged) -> str:
@@ -236,6 +241,8 @@ def _gambit_reason(spec: GameSpec, s: State, g: int, kind: int, arg: int, seat: 
     need = _POWER_OF[kind]
     if seat != dealer:
         return f"only the dealer (player_{dealer}) uses the dealer's joker"
+    if s.called[g]:
+        return "the dealer uses the dealer's joker on their own turn, not in a Rummy! call"
     if power != POWERS.index(need):
         return f"the dealer's joker's power is {POWERS[power] if power >= 0 else 'not named'}, not {need}"
     if gone:
@@ -248,8 +255,8 @@ def _gambit_reason(spec: GameSpec, s: State, g: int, kind: int, arg: int, seat: 
         return f"{card} at depth {arg + 1} cannot be melded at once with your hand" + _opening_note(spec, s, g, seat)
     if kind == DJ_MELD:
         lacking = [card_str(c) for c in dj_meld_cards(arg, spec.layout.run_width) if c != JOKER and hand[c] == 0]
-        if lacking:
-            return f"you lack {' '.join(lacking)}"
+        if len(lacking) > int(hand[JOKER]):
+            return f"you lack {' '.join(lacking)} and hold {int(hand[JOKER])} joker(s)"
     if kind == DJ_LAYOFF:
         run = arg < NUM_NATURAL
         if not (s.accept_run[g, arg] > 0 if run else s.open_groups[g, arg - NUM_NATURAL] > 0):

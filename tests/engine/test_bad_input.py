@@ -10,6 +10,7 @@ import pytest
 
 import rummy_env
 from rummy_env import Engine, Rules
+from rummy_env.records import read_records
 
 from .helpers.games import make_env
 
@@ -294,6 +295,83 @@ def test_scenario_declared_joker_in_run_is_fine(base):
 def test_scenario_bad_seat(base, key, value):
     e, sd = base
     _refused(e, {**sd, key: value}, key)
+
+
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("rummy_queue", True),
+        ("rummy_queue", 3),
+        ("rummy_queue", [1, 1]),
+        ("melds", True),
+        ("melds", 3),
+        ("melds", 3.5),
+        ("scores", [0, 2**40, 0]),
+        ("scores", [0, 1.5, 0]),
+        ("melded_points", [0, 1_000_000, 0]),
+        ("hand_scores", [0, -(2**40), 0]),
+        ("turn_points", 1_000_000),
+        ("hand_no", 2**40),
+        ("shuffles", 2**40),
+        ("seed", 2**70),
+        ("called", "no"),
+        ("side_scores", 5),
+        ("floating", [0, 1, 0]),
+    ],
+    ids=repr,
+)
+def test_scenario_values_of_the_wrong_type_or_range(base, key, value):
+    """Types are checked before use and integers before they reach fixed-width arrays: a ValueError naming the key
+    (issue 25: these raised TypeError or OverflowError)."""
+    e, sd = base
+    _refused(e, {**sd, key: value}, key)
+
+
+def test_scenario_meld_of_too_few_cards(base):
+    e, sd = base
+    _refused(e, {**_without_stock(sd), "melds": [{"owner": 0, "cards": []}]}, "melds[0].cards")
+
+
+@pytest.mark.parametrize(
+    "data,words",
+    [(5, ["dict"]), ("players", ["dict"]), ([("players", 3)], ["dict"]), ({1: 2, "x": 3}, ["1", "'x'"])],
+    ids=repr,
+)
+def test_rules_from_something_not_a_dict_of_fields(data, words):
+    with pytest.raises(ValueError) as info:
+        Rules.from_dict(data)
+    assert all(w in str(info.value) for w in words), info.value
+
+
+@pytest.mark.parametrize(
+    "field,value",
+    [("target_score", 10**7), ("joker_points", 10**4), ("first_meld_minimum", 10**5), ("deals", 10**4)],
+)
+def test_rules_integers_are_bounded(field, value):
+    """Points live in fixed-width arrays, so the integer fields have a top (docs/api.md)."""
+    with pytest.raises(ValueError, match=f"{field} must be at most"):
+        Rules(**{field: value})
+
+
+@pytest.mark.parametrize(
+    "lines,words",
+    [
+        (["not json"], ["line 1", "JSON"]),
+        (["[1, 2]"], ["line 1", "JSON object"]),
+        (['{"type": "game", "id": 0, "rules": 5, "start": {}}'], ["line 1", "'rules'"]),
+        (['{"type": "game", "id": [0], "rules": {}, "start": {}}'], ["line 1", "id"]),
+        (['{"type": "game", "id": 0, "rules": {}, "start": {}, "version": "2"}'], ["'version'"]),
+        (['{"type": "game", "id": 0, "rules": {}, "start": {}}', '{"type": "move", "id": 0, "seat": 0}'], ["line 2"]),
+        (['{"type": "result", "id": 0}'], ["line 1"]),
+        (['{"type": "game", "id": 0, "rules": {}, "start": {"seed": [1]}}'], ["line 1", "'seed'"]),
+    ],
+)
+def test_malformed_record_files(tmp_path, lines, words):
+    path = tmp_path / "games.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError) as info:
+        read_records(path)
+    assert all(w in str(info.value) for w in words), info.value
 
 
 def test_scenario_bad_meld_owner(base):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -16,9 +17,11 @@ from rummy_env.engine.kernels.jit import (
     COMPILING_NOTICE,
     NOTICE,
     _FirstCompileNotice,
+    compiled_sources,
     copy_into,
     drop_stale_cache,
     popcount,
+    sources_digest,
 )
 
 
@@ -91,3 +94,46 @@ def test_copy_into_copies_a_span_and_refuses_one_out_of_bounds():
     for start, count in ((5, 4), (0, 6), (-1, 2)):
         with pytest.raises(IndexError, match="out of bounds"):
             _copy(dst, start, src, count)
+
+
+KERNELS = Path(__file__).resolve().parents[2] / "rummy_env" / "engine" / "kernels"
+EDITS = [  # compiled-in constants of modules the kernels import, one per module
+    ("rules.py", "JOKER_GROUP_SIZE = 3", "JOKER_GROUP_SIZE = 4"),
+    ("melds.py", "MAX_GROUP = 4", "MAX_GROUP = 5"),
+    ("actions.py", 'DJ_TEXT = "DJ"', 'DJ_TEXT = "XJ"'),
+    ("engine/state.py", "SEALED = 2", "SEALED = 3"),
+    ("engine/kernels/step.py", "SEVEN_RUN = 7", "SEVEN_RUN = 8"),
+]
+
+
+def _kernel_sources(package: Path) -> list[Path]:
+    """What ``rummy_env/engine/kernels/__init__.py`` keys the cache on, for a copy of the package at ``package``."""
+    return compiled_sources((package / "engine" / "kernels").glob("*.py"), [package])
+
+
+def test_the_cache_key_covers_every_module_the_kernels_import():
+    """Derived from the imports, not listed: rules.py (JOKER_GROUP_SIZE is compiled in) is there, the env is not."""
+    package = KERNELS.parents[1]
+    names = {path.relative_to(package).as_posix() for path in _kernel_sources(package)}
+    assert {"rules.py", "actions.py", "cards.py", "melds.py", "engine/state.py", "engine/kernels/step.py"} <= names
+    assert not {"env.py", "render.py", "scenario.py", "records.py"} & names
+    agents = KERNELS.parents[2] / "agents"
+    assert agents / "base.py" in compiled_sources([agents / "kernels.py"], [agents, package])
+
+
+@pytest.mark.parametrize(("module", "old", "new"), EDITS, ids=[edit[0] for edit in EDITS])
+def test_editing_a_compiled_in_constant_drops_the_cache(tmp_path, module, old, new):
+    """A copy of the package with one constant changed no longer matches the cached kernels' key."""
+    package = tmp_path / "rummy_env"
+    shutil.copytree(KERNELS.parents[1], package, ignore=shutil.ignore_patterns("__pycache__"))
+    cache = package / "engine" / "kernels" / "__pycache__"
+    drop_stale_cache(cache, "*", _kernel_sources(package))
+    (cache / "masks.pile_melds-65.py311.nbi").write_bytes(b"index")
+    drop_stale_cache(cache, "*", _kernel_sources(package))
+    assert _cache(cache) == ["masks.pile_melds-65.py311.nbi"], "an unchanged package keeps its cache"
+    assert sources_digest(_kernel_sources(package)) == sources_digest(_kernel_sources(KERNELS.parents[1]))
+    source = package / module
+    assert old in source.read_text()
+    source.write_text(source.read_text().replace(old, new))
+    drop_stale_cache(cache, "*", _kernel_sources(package))
+    assert _cache(cache) == []

@@ -83,6 +83,18 @@ def test_nobody_out_two_players_add_each_others_hand():
     assert g.done() and g.sd()["hand_scores"] == [5, 20]
 
 
+def test_nobody_out_on_an_empty_stock_under_end_no_penalty_the_hands_count_for_nobody():
+    """§8.7 "end_no_penalty": "under hand_scoring: "add_to_winner" they are not added to anyone either"."""
+    g = start_short([["KS", "QD"], ["2C", "3D"]], stock=[], discard_top=["9S"], stock_exhausted="end_no_penalty", **A)
+    g.play("p0:stop")
+    assert g.done() and g.sd()["hand_scores"] == [0, 0]
+    g = start_short(
+        [["KS", "QD"], ["2C", "3D"]], stock=[], discard_top=["9S"], melds=RUN, stock_exhausted="end_no_penalty", **A
+    )
+    g.play("p0:stop")
+    assert g.done() and g.sd()["hand_scores"] == [18, 0]  # what was melded still scores
+
+
 def test_nobody_out_more_players_count_for_nobody():
     """§8.7: "with more players, cards left in hand count for nobody"."""
     g = start_short([["KS", "QD"], ["2C", "3D"], ["9H", "4C"]], stock=[], discard_top=["9S"], melds=RUN, **A)

@@ -491,3 +491,155 @@ def test_render_hides_the_dealers_hand_until_the_power_is_named():
     assert line.endswith("13 card(s), unseen until the power is named") and len(hand) == 13
     env.step(env.action_from_str("power wild"))
     assert "unseen" not in env.render(reveal=True)
+
+
+# --------------------------------------------------------------------------- beside jokers from the hand (issue 25)
+def round_trips(g: Game) -> None:
+    """The position reloads from its state_dict with the same state and mask."""
+    sd = g.sd()
+    env = rummy_env.raw_env(**{**DJ, **g.rules})
+    env.reset(seed=0, options={"scenario": sd})
+    assert env.state_dict() == sd
+    assert (np.asarray(env.observe(env.agent_selection)["action_mask"]) == g.mask()).all()
+
+
+BESIDE_A_JOKER = [["AC", "JK", "5D", "8D", "2S"], ["3C", "4C", "6H", "7H", "9S", "JS", "QS"]]
+
+
+def test_wild_melds_the_dealers_joker_beside_a_joker_from_the_hand():
+    """docs/rules.md §8.8: the dealer uses it "as a wild joker in a meld or lay-off, like a joker from their hand": the
+    hand's JK stands for AD, the dealer's joker for the ace of hearts (AC 15 + JK as an ace 15 + DJ 0)."""
+    g = gstart(BESIDE_A_JOKER, discard=["3H"], dj=WILD, extra={"phase": "play"})
+    assert {"meld AC AD DJ", "meld AC AH DJ", "meld QC DJ AC", "meld AC 2C DJ"} <= g.legal()
+    g.play("p0:meld AC AD DJ")
+    assert g.melds()[0]["cards"] == ["AC", "JK", "DJ"] and g.sd()["melded_points"] == [30, 0]
+    assert g.hand(0) == ["2S", "5D", "8D"] and g.sd()["dealers_joker"]["used"]
+    round_trips(g)
+
+
+def test_wild_melds_a_run_of_the_dealers_joker_and_a_joker_from_the_hand():
+    """Q-K-A of clubs: the hand's JK is the queen, the dealer's joker the king (10 + 0 + 15)."""
+    g = gstart(BESIDE_A_JOKER, discard=["3H"], dj=WILD, extra={"phase": "play"})
+    g.play("p0:meld QC DJ AC")
+    assert g.melds()[0]["cards"] == ["JK=QC", "DJ=KC", "AC"] and g.sd()["melded_points"] == [25, 0]
+    round_trips(g)
+
+
+def test_a_group_keeps_a_natural_card_beside_the_dealers_joker():
+    """Two jokers from the hand and the dealer's joker make no group: a group needs a natural card."""
+    g = gstart([["JK", "JK", "5D", "8D"], ["3C", "4C"]], dj=WILD, extra={"phase": "play"}, jokers_per_deck=4)
+    assert "meld QC QD DJ" not in g.legal() and "meld 5D 5H DJ" in g.legal()
+    assert "meld QC DJ AC" in g.legal()  # a run may be all jokers
+
+
+def test_wild_puts_the_dealers_joker_in_a_group_of_four():
+    """Under four_of_a_kind_double the dealer's joker goes wherever a joker from the hand could: the fourth card
+    of a group of four, doubled (2 x (5 + 5 + 5 + 0))."""
+    rules = {"four_of_a_kind_double": True}
+    g = gstart([["5C", "5H", "5S", "8D", "2S"], ["3C", "4C"]], dj=WILD, extra={"phase": "play"}, **rules)
+    assert {"meld 5C 5H 5S DJ", "meld 5C 5H DJ"} <= g.legal()
+    g.play("p0:meld 5C 5H 5S DJ")
+    meld = g.melds()[0]
+    assert meld["cards"] == ["5C", "5H", "5S", "DJ"] and meld["double"] is True and "sealed" not in meld
+    assert g.sd()["melded_points"] == [30, 0] and g.hand(0) == ["2S", "8D"]
+    round_trips(g)
+    env = rummy_env.raw_env(players=2, dealers_joker=True, four_of_a_kind_double=True)
+    assert env.action_to_str(env.action_from_str("meld 5C 5H 5S DJ")) == "meld 5C 5H 5S DJ"
+    with pytest.raises(ValueError, match="not an action under these rules"):
+        rummy_env.raw_env(players=2, dealers_joker=True).action_from_str("meld 5C 5H 5S DJ")
+
+
+def test_double_on_a_group_of_four_counts_twice():
+    """docs/api.md: under double the dealer's joker may go on any meld being melded, a group of four included;
+    doublings do not stack: TC TD TH TS counts 2 x 40, not 4 x 40."""
+    rules = {"four_of_a_kind_double": True}
+    g = gstart([["TC", "TD", "TH", "TS", "2S"], ["3C", "4C"]], dj=DOUBLE, extra={"phase": "play"}, **rules)
+    assert {"meld TC TD TH TS double", "meld TC TD TH TS", "meld TC TD TH double"} <= g.legal()
+    g.play("p0:meld TC TD TH TS double")
+    meld = g.melds()[0]
+    assert meld["cards"] == ["TC", "TD", "TH", "TS"] and meld["double"] is True and meld["sealed"] is True
+    assert g.sd()["melded_points"] == [80, 0] and g.sd()["dealers_joker"]["used"]
+    round_trips(g)
+    env = rummy_env.raw_env(players=2, dealers_joker=True, four_of_a_kind_double=True)
+    assert env.action_to_str(env.action_from_str("meld TC TD TH TS double")) == "meld TC TD TH TS double"
+
+
+def test_laying_off_the_dealers_joker_is_a_melding_turn():
+    """docs/rules.md §4 (2. Meld) with §8.8: the dealer's joker scores 0 but laying it off puts a card down, so an
+    unopened dealer
+    must reach first_meld_minimum that turn before discarding."""
+    rules = {"first_meld_minimum": 30}
+    hands = [["KC", "KD", "KH", "2S", "9D"], ["3C", "4C", "6H"]]
+    melds = [{"owner": 1, "cards": ["5C", "5D", "5H"]}]
+    g = gstart(hands, ["3H"], melds, dj=WILD, extra={"phase": "play", "opened": [False, True]}, **rules)
+    assert "discard 2S" in g.legal()  # nothing put down yet
+    g.play("p0:layoff DJ as 5 group")
+    g.refuse("discard 2S")
+    assert "meld KC KD KH" in g.legal()
+    round_trips(g)
+    sd = g.sd()
+    sd["phase"], sd["current_player"] = "draw", 1
+    with pytest.raises(ValueError, match="first_meld_minimum"):
+        rummy_env.raw_env(players=2, **DJ, **rules).reset(seed=0, options={"scenario": sd})
+    g.play("p0:meld KC KD KH", "p0:discard 2S")
+    assert g.sd()["opened"] == [True, True] and g.sd()["melded_points"] == [30, 15]
+
+
+def test_no_dealers_joker_in_a_rummy_call():
+    """docs/rules.md §8.8 "on one of their turns": a "Rummy!" call is out of turn, so the dealer's call melds without
+    it."""
+    hands, pile = [["7S", "9C", "KH"], ["AD", "4D", "KS"]], ["2S", "AC", "AH"]
+    g = gstart(hands, discard=pile, dj=DOUBLE, current_player=1, extra={"phase": "play"})
+    g.play("p1:discard AD", "p0:rummy 2")
+    assert "meld AC AD AH" in g.legal() and not gambit_actions(g)
+    with pytest.raises(ValueError, match="Rummy! call"):
+        g.env.step(g.env.action_from_str("meld AC AD AH double"))
+    round_trips(g)
+    wild = gstart(hands, discard=pile, dj=WILD, current_player=1, extra={"phase": "play"})
+    wild.play("p1:discard AD", "p0:rummy 2")
+    assert "meld AC AD AH" in wild.legal() and not gambit_actions(wild)
+
+
+def test_no_dealers_joker_out_of_turn():
+    """meld_out_of_turn: the dealer melds out of turn from the hand only."""
+    hands = [["9C", "9D", "9H", "2S", "KC"], ["3C", "4D", "QS"]]
+    rules = {"meld_out_of_turn": True, "rummy_calls": "off"}
+    g = gstart(hands, discard=["2H"], dj=WILD, current_player=1, extra={"phase": "play"}, **rules)
+    g.play("p1:discard QS")
+    assert g.phase == "out_of_turn" and g.agent == P(0)
+    assert "meld 9C 9D 9H" in g.legal() and not gambit_actions(g)
+
+
+def test_no_dealers_joker_in_the_lay_offs_before_the_count():
+    """add_to_winner: the dealer's lay-offs before the count are out of turn, without the dealer's joker."""
+    rules = {"hand_scoring": "add_to_winner", "rummy_calls": "off"}
+    hands = [["4H", "KC"], ["9C", "9D", "9S", "4D"]]
+    g = gstart(hands, melds=[RUN_5_7H], dj=WILD, current_player=1, extra={"phase": "play"}, **rules)
+    g.play("p1:meld 9C 9D 9S", "p1:discard 4D")
+    assert g.phase == "lay_off_after_out" and g.agent == P(0)
+    g.exact({"layoff 4H run", "pass"})
+
+
+# --------------------------------------------------------------------------- positions with no power named (issue 25)
+def test_a_scenario_with_no_power_named_starts_with_the_dealer_naming_it():
+    """docs/api.md: a scenario whose dealers_joker.power is null is at the start of a hand: phase power, the dealer
+    acts."""
+    g = gstart([["2S", "KC"], ["3C", "4D"]], dj=None, current_player=1, dealer=1)
+    assert g.phase == "power" and g.agent == P(1)
+    g.exact({"power wild", "power double", "power split"})
+    sd = g.sd()
+    del sd["phase"], sd["current_player"]
+    g.env.reset(seed=0, options={"scenario": sd})
+    assert g.phase == "power" and g.agent == P(1) and g.sd()["current_player"] == 1
+    g.play("p1:power wild")
+    assert g.phase == "draw" and g.agent == P(0)
+
+
+def test_no_power_named_outside_phase_power_is_refused():
+    for phase in ("draw", "play"):
+        with pytest.raises(ValueError, match="null only at the start of a hand"):
+            gstart([["2S", "KC"], ["3C", "4D"]], dj=None, extra={"phase": phase})
+    with pytest.raises(ValueError, match="current_player must be the dealer"):
+        gstart([["2S", "KC"], ["3C", "4D"]], dj=None, current_player=1, dealer=0, extra={"phase": "power"})
+    with pytest.raises(ValueError, match="power must be null"):
+        gstart([["2S", "KC"], ["3C", "4D"]], dj=WILD, extra={"phase": "power"})

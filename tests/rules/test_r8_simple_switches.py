@@ -9,7 +9,7 @@ import pytest
 import rummy_env
 from rummy_env import Rules
 
-from .helpers import P, deck_for, norm, scenario, start
+from .helpers import Game, P, deck_for, norm, scenario, start
 
 H = dict(episode="hand", rummy_calls="off")
 
@@ -371,6 +371,37 @@ def test_play_out_top_take_needs_a_meld():
     legal = g.legal()
     assert "take 0" not in legal and {"skip", "take 1"} <= legal
     g.refuse("take 0")
+
+
+def _run(suit: str, low: str, owner: int) -> dict:
+    """A run of ``suit`` from rank ``low`` up to the king, put down by ``owner``."""
+    return {"owner": owner, "cards": [r + suit for r in "A23456789TJQK"["A23456789TJQK".index(low) :]]}
+
+
+def test_play_out_top_take_laid_off_under_take_requires_new_meld():
+    """§8.7: under play_out "every take, the top card too, must then meld the taken card at once" (a lay-off melds
+    it); docs/api.md: take_requires_new_meld covers a top-only take only when take_top_requires_meld is on."""
+    rules = {"players": 2, "jokers_per_deck": 0, "stock_exhausted": "play_out", "take_requires_new_meld": True}
+    melds = [_run("C", "A", 0), _run("D", "A", 1), _run("H", "4", 0), _run("S", "6", 1)]
+    hands = [["AH", "3S"], ["2H", "3H", "2S", "4S"]]
+    sc = scenario(hands, ["AS", "5S"], melds, current_player=0, dealer=1, rules=rules)
+    env = rummy_env.raw_env(**rules)
+    env.reset(seed=0, options={"scenario": {**sc, "stock": []}})
+    g = Game(env, rules)
+    g.exact({"skip", "take 0"})
+    g.play("p0:take 0")
+    assert g.sd()["obliged"] == "5S"
+    g.exact({"layoff 5S run"})
+    again = rummy_env.raw_env(**rules)
+    again.reset(seed=0, options={"scenario": g.sd()})  # the loaded position keeps the lay-off
+    assert Game(again, rules).legal() == {"layoff 5S run"}
+    before = g.sd()["melded_points"][0]
+    g.play("p0:layoff 5S run")
+    assert g.sd()["melded_points"][0] == before + 5
+    top = {**rules, "take_top_requires_meld": True}  # control: now the top card must go into a new meld
+    env = rummy_env.raw_env(**top)
+    env.reset(seed=0, options={"scenario": {**sc, "stock": []}})
+    Game(env, top).exact({"skip"})
 
 
 def test_play_out_skip_then_meld_and_discard_until_someone_goes_out():

@@ -24,17 +24,13 @@ Conventions (every kernel module follows them):
   ``Engine`` runs them on threads). Each entry point costs a pass of LLVM's optimizer over
   everything it calls, so there are few of them (one step, one mask, one observation entry). numba's disk
   cache keys each function on its own file only, so importing this package first drops
-  the cache when any source the kernels compile in has changed (``_SOURCES``).
+  the cache when any source the kernels compile in has changed: these modules and every
+  module of ``rummy_env`` they import (``jit.compiled_sources``).
 """
 
 from pathlib import Path
 
-from .jit import drop_stale_cache
+from .jit import compiled_sources, drop_stale_cache
 
 _HERE = Path(__file__).resolve().parent
-_SOURCES = [
-    *_HERE.glob("*.py"),
-    *(_HERE.parent / name for name in ("state.py", "observe.py")),
-    *(_HERE.parents[1] / name for name in ("actions.py", "cards.py", "melds.py", "rules.py")),
-]
-drop_stale_cache(_HERE / "__pycache__", "*", _SOURCES)
+drop_stale_cache(_HERE / "__pycache__", "*", compiled_sources(_HERE.glob("*.py"), [_HERE.parents[1]]))

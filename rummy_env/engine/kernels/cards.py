@@ -229,7 +229,7 @@ def take_from_pile(s, k, g, depth):
     card = pile_to_hand(s, g, depth)
     obliging = depth > 0 or k.top_requires_meld or (k.play_out and s.stock_len[g] == 0)
     s.obliged[g] = card if obliging else -1
-    s.obliged_new[g] = obliging and k.requires_new_meld
+    s.obliged_new[g] = k.requires_new_meld and (depth > 0 or k.top_requires_meld)  # not a play_out top take
     s.top_taken[g] = card if depth == 0 else -1
 
 

@@ -9,22 +9,34 @@ from __future__ import annotations
 import numpy as np
 
 from ...actions import DJ_LAYOFF, DJ_MELD, DOUBLE
-from ...cards import NUM_NATURAL, NUM_RANKS
+from ...cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 from ...melds import NUM_PATTERNS
-from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, DRAW_PHASE, PLAY_PHASE
+from ..state import DJ_BLOCKED, DJ_POWER, DJ_SLOT, DJ_USED, DRAW_PHASE, PLAY_PHASE
 from .cards import hand_total
 from .jit import inline, kernel
-from .spec import DJ_OFF, LAST_DISCARD, OUT_DISCARD_REQUIRED
-from .table import dj_meld_pattern
+from .spec import DJ_OFF, GROUP4_OFF, OUT_DISCARD_REQUIRED
+from .table import dj_fours, dj_meld_pattern
 
 WILD, DOUBLED, SPLITS = 0, 1, 2  # indices of actions.POWERS
 
 
 @inline
 def dj_ready(s, g, power):
-    """The seat to act is the dealer and may still use ``power`` this hand."""
-    ready = s.dj[g, DJ_USED] == 0 and s.dj[g, DJ_BLOCKED] == 0
+    """The seat to act is the dealer, on their own turn, and may still use ``power`` this hand (a "Rummy!" call is
+    out of turn, as are the windows, whose masks never offer the dealer's joker)."""
+    ready = s.dj[g, DJ_USED] == 0 and s.dj[g, DJ_BLOCKED] == 0 and not s.called[g]
     return ready and s.current[g] == s.dealer[g] and s.dj[g, DJ_POWER] == power
+
+
+@inline
+def melding_turn(s, k, g):
+    """Whether the turn in progress has put a card down, for ``first_meld_minimum``: points, or the dealer's joker
+    (``power wild``, 0 points) by a dealer who has not opened. Under the minimum the dealer puts it down only on a
+    turn that reaches it, so an unopened dealer's joker on the table went down this turn."""
+    if s.turn_points[g] != 0:
+        return True
+    dealer = s.dealer[g]
+    return k.dealers_joker and s.current[g] == dealer and s.dj[g, DJ_SLOT] >= 0 and not s.opened[g, dealer]
 
 
 @inline
@@ -35,32 +47,24 @@ def finishes_turn(k, left, stuck):
 
 @kernel
 def wild_mask(s, k, g, out, start):
-    """``power wild``: melds of naturals with the dealer's joker, then the joker laid off alone, as ``out[start:]``
-    in the layout's order of the ``DJ_MELD`` and ``DJ_LAYOFF`` blocks."""
+    """``power wild``: melds with the dealer's joker (a joker from the hand standing for each card named that the
+    hand lacks, as in any meld), then the joker laid off alone, as ``out[start:]`` in the layout's order of the
+    ``DJ_MELD`` and ``DJ_LAYOFF`` blocks."""
     seat = s.current[g]
     hand = s.hand[g, seat]
     total = hand_total(s, g, seat)
     top = s.top_taken[g]
     top_count = hand[top] if top >= 0 else 0
-    obliged = s.obliged[g]
     melds = k.offsets[DJ_LAYOFF] - k.offsets[DJ_MELD]
-    if not (k.rummy_calls == LAST_DISCARD and s.called[g]):
-        for arg in range(melds):
-            pattern, natural = dj_meld_pattern(k, arg)
-            if k.max_lacking[pattern] < 0:
-                continue
-            held, obliging, used_top = True, obliged < 0, 0
-            for i in range(k.pat_size[pattern]):
-                if (natural >> i) & 1:
-                    card = k.pat_cards[pattern, i]
-                    held = held and hand[card] > 0
-                    obliging = obliging or card == obliged
-                    if card == top:
-                        used_top += 1
-            if held and obliging:
-                left = total - k.pat_size[pattern] + 1
-                out[start + arg] = finishes_turn(k, left, top_count - min(used_top, top_count))
-    if obliged >= 0 or not finishes_turn(k, total, top_count):
+    fours = dj_fours(k)
+    for arg in range(melds):
+        if arg >= fours:  # a group of four: rank, the dealer's joker's suit
+            rank, spot = (arg - fours) // NUM_SUITS, (arg - fours) % NUM_SUITS
+            out[start + arg] = dj_meld_ok(s, k, g, hand, total, -1, rank, ((1 << NUM_SUITS) - 1) ^ (1 << spot))
+        else:
+            pattern, named = dj_meld_pattern(k, arg)
+            out[start + arg] = dj_meld_ok(s, k, g, hand, total, pattern, 0, named)
+    if s.obliged[g] >= 0 or not finishes_turn(k, total, top_count):
         return
     start += melds
     for c in range(NUM_NATURAL):
@@ -70,11 +74,43 @@ def wild_mask(s, k, g, out, start):
 
 
 @inline
+def dj_meld_ok(s, k, g, hand, total, pattern, rank, named):
+    """Whether the dealer may put down meld ``pattern`` (-1: the group of four of ``rank``) with the dealer's joker
+    for the card not in bitmask ``named``: the hand's jokers stand for the named cards it lacks, within the jokers
+    a meld may hold; it melds the obliged card if any, and the turn can still end."""
+    size = k.pat_size[pattern] if pattern >= 0 else NUM_SUITS
+    most = k.max_lacking[pattern] if pattern >= 0 else NUM_SUITS - 1  # a group needs a natural card
+    if most < 1:
+        return False
+    top, obliged = s.top_taken[g], s.obliged[g]
+    top_count = hand[top] if top >= 0 else 0
+    lacking, obliging, used_top = 0, obliged < 0, 0
+    for i in range(size):
+        if (named >> i) & 1:
+            card = k.pat_cards[pattern, i] if pattern >= 0 else i * NUM_RANKS + rank
+            if hand[card] > 0:
+                obliging = obliging or card == obliged
+                used_top += card == top
+            else:
+                lacking += 1
+    if lacking > hand[JOKER] or lacking + 1 > most:
+        return False
+    if lacking > 0:
+        obliging = obliging or obliged == JOKER
+        used_top += lacking if top == JOKER else 0
+    return obliging and finishes_turn(k, total - size + 1, top_count - min(used_top, top_count))
+
+
+@inline
 def doubled_columns(k, allowed, out, start):
     """``power double``: each meld pattern ``allowed`` may be put down doubled (``out[start:]``, the ``DOUBLE``
-    block's order); no later lay-off is needed to finish the turn."""
+    block's order), then under ``four_of_a_kind_double`` each group of four; no later lay-off is needed to finish
+    the turn."""
     for p in range(NUM_PATTERNS):
         out[start + p] = allowed[p]
+    if k.double4:
+        for r in range(NUM_RANKS):
+            out[start + NUM_PATTERNS + r] = allowed[GROUP4_OFF + r]
 
 
 @kernel

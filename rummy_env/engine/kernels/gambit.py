@@ -16,7 +16,7 @@ from ...cards import JOKER
 from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, DRAW_PHASE, OPENING_PHASE, OUT_OF_PLAY
 from .arrays import copy_search_row
 from .cards import hand_total, remove_card, split_pile
-from .dealer import DOUBLED, SPLITS, WILD, dj_ready, doubled_columns, wild_mask
+from .dealer import DOUBLED, SPLITS, WILD, dj_ready, doubled_columns, melding_turn, wild_mask
 from .jit import inline, kernel
 from .search import play_mask_core
 from .seats import seat_after
@@ -80,7 +80,7 @@ def block_ok(s, k, g):
     hand = s.hand[g, seat]
     if hand[JOKER] == 0 or s.obliged[g] >= 0 or (k.rummy_calls == LAST_DISCARD and s.called[g]):
         return False
-    if k.minimum > 0 and s.turn_points[g] > 0 and not s.opened[g, seat]:
+    if k.minimum > 0 and melding_turn(s, k, g) and not s.opened[g, seat]:
         return False
     top = s.top_taken[g]
     stuck = (hand[top] if top >= 0 else 0) - (1 if top == JOKER else 0)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -88,25 +89,77 @@ def borrowed(typingctx, value):
     return value(value), codegen
 
 
+_IMPORT = re.compile(  # an import statement: from <dots><module> import <names>, or import <modules>
+    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]*))", re.MULTILINE
+)
+
+
+def _names(text: str) -> list[str]:
+    """The names of an import list (``a, b as c`` or a parenthesized one over several lines)."""
+    text = re.sub(r"#[^\n]*", "", text).strip("() \t\n")
+    return [name.split(" as ")[0].strip() for name in text.split(",") if name.strip()]
+
+
+def compiled_sources(modules: Iterable[Path], roots: Iterable[Path]) -> list[Path]:
+    """``modules`` and every file under the package folders ``roots`` that they import, directly or through each
+    other: all that numba may compile into their kernels (helpers and module constants), read from the import
+    statements rather than listed by hand. Imports from other packages are left out."""
+    roots = [root.resolve() for root in roots]
+    todo, found = [path.resolve() for path in modules], set()
+    while todo:
+        path = todo.pop()
+        if path in found:
+            continue
+        found.add(path)
+        for dots, module, names, plain in _IMPORT.findall(path.read_text(encoding="utf-8")):
+            if plain:
+                for name in _names(plain):
+                    todo += _import_files(path, 0, name, [], roots)
+            else:
+                todo += _import_files(path, len(dots), module, _names(names), roots)
+    return sorted(found)
+
+
+def _import_files(importer: Path, level: int, module: str, names: list[str], roots: list[Path]) -> list[Path]:
+    """The files under ``roots`` that ``from <level dots><module> import <names>`` in ``importer`` reads."""
+    if level:
+        bases = [importer.parents[level - 1]]
+    else:
+        top, _, module = module.partition(".")
+        bases = [root for root in roots if root.name == top]
+    out = []
+    for base in bases:
+        target = base.joinpath(*module.split(".")) if module else base
+        candidates = (target.with_suffix(".py"), *(target / f"{name}.py" for name in names))
+        out += [path for path in candidates if path.is_file() and any(path.is_relative_to(r) for r in roots)]
+    return out
+
+
+def sources_digest(sources: Iterable[Path]) -> str:
+    """A digest of the names and contents of ``sources`` (the key ``drop_stale_cache`` keeps)."""
+    digest = hashlib.sha256()
+    for path in sorted(sources):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def drop_stale_cache(cache_dir: Path, pattern: str, sources: Iterable[Path]) -> None:
     """Delete numba's cached code ``cache_dir/pattern`` unless it was compiled from exactly these ``sources``.
 
     numba keys a cached function on its own file only, while our entry points compile
     helpers and constants from other modules into themselves: editing a helper would
-    leave the old machine code running. A digest of every source file, kept next to
-    the cache, catches that (a read-only install leaves numba's own cache alone).
+    leave the old machine code running. A digest of every source file (``compiled_sources``),
+    kept next to the cache, catches that (a read-only install leaves numba's own cache alone).
     """
-    digest = hashlib.sha256()
-    for path in sorted(sources):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest = sources_digest(sources)
     stamp = cache_dir / f"{pattern.replace('*', '')}sources.sha256"
-    if stamp.is_file() and stamp.read_text() == digest.hexdigest():
+    if stamp.is_file() and stamp.read_text() == digest:
         return
     try:
         cache_dir.mkdir(exist_ok=True)
         for cached in cache_dir.glob(f"{pattern}.nb[ic]"):
             cached.unlink(missing_ok=True)
-        stamp.write_text(digest.hexdigest())
+        stamp.write_text(digest)
     except OSError:
         return
 

@@ -42,7 +42,7 @@ from ..state import (
     RUMMY_PHASE,
 )
 from .cards import hand_total
-from .dealer import WILD, dj_ready
+from .dealer import WILD, dj_ready, melding_turn
 from .gambit import gambit_draw_mask, gambit_play_mask, power_mask
 from .jit import inline, kernel
 from .search import (
@@ -71,7 +71,7 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
     melds with a pattern's two other cards when the ones not available above it (in
     hand, or higher in the pile) are no more than the jokers available above it; each
     condition is a depth threshold, so every card is checked against its patterns' smallest.
-    ``wild``: the dealer's joker (``power wild``) may fill one gap of a meld of naturals.
+    ``wild``: the dealer's joker (``power wild``) is one more joker at hand, beside the hand's own.
     """
     size = np.int64(s.pile_len[g])
     pile_pos, pile = s.pile_pos[g], s.pile[g]
@@ -87,10 +87,10 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
         pos = np.int64(pile_pos[copy, JOKER])
         jokers[copy] = size - pos if pos > 0 else FAR
     sort_small(jokers)
-    held = np.int64(hand[JOKER])
+    held = np.int64(hand[JOKER]) + np.int64(wild)
     first = jokers[0] + 1
     second = jokers[1] + 1 if copies > 1 else FAR
-    one_joker = 0 if held >= 1 or wild else first
+    one_joker = 0 if held >= 1 else first
     two_jokers = 0 if held >= 2 else (first if held == 1 else second)
     if k.groups_only:
         one_joker, two_jokers = FAR, FAR
@@ -106,7 +106,7 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
                     continue
                 a, b = avail[partners[card, i, 0]], avail[partners[card, i, 1]]
                 if k.run4 and partners[card, i, 2] >= 0:
-                    reach = run4_reach(k, a, b, avail[partners[card, i, 2]], jokers, held, wild, hand)
+                    reach = run4_reach(k, a, b, avail[partners[card, i, 2]], jokers, held, hand)
                 else:
                     reach = min(max(a, b) + 1, max(min(a, b) + 1, one_joker), two_jokers)
                 threshold = min(threshold, reach)
@@ -145,14 +145,14 @@ def sort_small(values):
 
 
 @inline
-def run4_reach(k, a, b, c, jokers, held, wild, hand):
+def run4_reach(k, a, b, c, jokers, held, hand):
     """The least depth at which a natural card melds into a 4-card run whose other cards are available from
-    depths ``a``, ``b``, ``c`` (-1: in hand), jokers filling the gaps (``wild``: the dealer's joker fills one);
-    ``going_out="discard_required"`` also needs a card left to discard."""
+    depths ``a``, ``b``, ``c`` (-1: in hand), jokers filling the gaps (``held`` at hand, the dealer's joker
+    included); ``going_out="discard_required"`` also needs a card left to discard."""
     lo, mid, hi = min(a, b, c), a + b + c - min(a, b, c) - max(a, b, c), max(a, b, c)
     reach = hi + 1
     if not k.groups_only:  # wild jokers fill the gaps
-        reach = min(reach, max(mid + 1, 0 if wild else nth_joker(jokers, held, 1)))
+        reach = min(reach, max(mid + 1, nth_joker(jokers, held, 1)))
         reach = min(reach, max(lo + 1, nth_joker(jokers, held, 2)), nth_joker(jokers, held, 3))
     total = 0
     for x in range(NUM_KINDS):
@@ -206,8 +206,8 @@ def draw_mask(s, k, g, row, work):
     lay_ok = np.zeros(size, dtype=np.bool_)
     pile_melds(s, k, g, hand, k.dealers_joker and dj_ready(s, g, WILD), meld_ok, lay_ok)
     start = k.offsets[TAKE]
-    for d in range(size):
-        meld, lay = meld_ok[d], lay_ok[d] and not k.requires_new_meld
+    for d in range(size):  # take_requires_new_meld binds a top-only take only with take_top_requires_meld
+        meld, lay = meld_ok[d], lay_ok[d] and not (k.requires_new_meld and (d > 0 or k.top_requires_meld))
         if k.going_out == OUT_DISCARD_REQUIRED:
             meld = meld and total + d >= 3
             lay = lay and total + d >= 1
@@ -277,7 +277,7 @@ def discard_mask(s, k, g, row):
     hand = s.hand[g, seat]
     start = k.offsets[DISCARD]
     blocked = s.obliged[g] >= 0 or (k.rummy_calls == LAST_DISCARD and s.called[g])
-    if k.minimum > 0 and not (s.turn_points[g] == 0 or s.opened[g, seat]):
+    if k.minimum > 0 and melding_turn(s, k, g) and not s.opened[g, seat]:
         blocked = True
     total = 0
     only = 0

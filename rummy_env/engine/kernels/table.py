@@ -6,7 +6,17 @@ import numpy as np
 
 from ...actions import DJ_GROUPS
 from ...cards import ACE, FOUR_ACES_ACE, JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
-from ...melds import GROUP, GROUP_JOKER_SLOT, JOKERS, MAX_GROUP, RUN, run_high_ok, run_low_ok
+from ...melds import (
+    GROUP,
+    GROUP_JOKER_SLOT,
+    JOKERS,
+    MAX_GROUP,
+    NUM_PATTERNS,
+    NUM_RUN_PATTERNS,
+    RUN,
+    run_high_ok,
+    run_low_ok,
+)
 from ..state import DJ_AT, DJ_SLOT, DJ_USED, SEALED
 from .cards import remove_card
 from .jit import inline, kernel
@@ -254,6 +264,18 @@ def doubled(s, k, g, slot, points):
 @kernel
 def create_group4(s, k, g, rank):
     """Put down the group of four of ``rank`` from the acting hand (jokers for suits lacking); returns points."""
+    natural = 0
+    for suit in range(NUM_SUITS):
+        if s.hand[g, s.current[g], suit * NUM_RANKS + rank] > 0:
+            natural |= 1 << suit
+    points = put_group4(s, k, g, rank, natural)
+    return doubled(s, k, g, s.num_melds[g] - 1, points)
+
+
+@inline
+def put_group4(s, k, g, rank, natural):
+    """Put down the group of four of ``rank``: the suits of bitmask ``natural`` from the acting hand, jokers for
+    the others (in suit order); returns its points, single."""
     seat = s.current[g]
     slot = new_slot(s, g, GROUP, MAX_GROUP)
     s.meld_rank[g, slot] = rank
@@ -261,7 +283,7 @@ def create_group4(s, k, g, rank):
     points = 0
     for suit in range(NUM_SUITS):
         card = suit * NUM_RANKS + rank
-        if s.hand[g, seat, card] > 0:
+        if (natural >> suit) & 1:
             remove_card(s, g, seat, card)
             s.meld_suits[g, slot] |= 1 << suit
             s.placed[g, seat, card] += 1
@@ -277,7 +299,7 @@ def create_group4(s, k, g, rank):
             s.table_jokers[g, NUM_NATURAL + rank] += 1
     s.placed[g, seat, JOKER] += jokers
     refresh_accepts(s, k, g)
-    return doubled(s, k, g, slot, points)
+    return points
 
 
 @kernel
@@ -315,9 +337,10 @@ def lend_dj(s, g):
 
 
 @inline
-def placed_dj(s, k, g, meld, slot, known):
-    """The dealer's joker now stands in ``slot`` of ``meld`` (the hand's known jokers restored); used."""
-    s.known[g, s.current[g], JOKER] = known
+def placed_dj(s, g, meld, slot, known, jokers):
+    """The dealer's joker now stands in ``slot`` of ``meld``; used. ``known``: the hand's known jokers before,
+    of which ``jokers`` played beside it left the hand."""
+    s.known[g, s.current[g], JOKER] = max(known - jokers, 0)
     s.dj[g, DJ_AT] = meld
     s.dj[g, DJ_SLOT] = slot
     s.dj[g, DJ_USED] = True
@@ -325,8 +348,9 @@ def placed_dj(s, k, g, meld, slot, known):
 
 @inline
 def dj_meld_pattern(k, arg):
-    """The meld pattern of ``DJ_MELD`` argument ``arg`` and the bitmask of its cards that come from the hand (the
-    dealer's joker stands for the others: in a group the lower unnamed suit, in a run its spot)."""
+    """The meld pattern of ``DJ_MELD`` argument ``arg`` (below ``dj_fours(k)``) and the bitmask of its cards the
+    action names (the dealer's joker stands for the other: in a group the lower unnamed suit, in a run its spot);
+    a named card the hand lacks is played by a joker from the hand."""
     if arg < DJ_GROUPS:
         rank, pair = arg // SUIT_PAIRS, arg % SUIT_PAIRS
         a, b = pair_suits(pair)
@@ -348,18 +372,55 @@ def dj_meld_pattern(k, arg):
     return NUM_RANKS * NUM_SUITS + run, ((1 << width) - 1) ^ (1 << spot)
 
 
+@inline
+def dj_fours(k):
+    """The first ``DJ_MELD`` argument of a group of four with the dealer's joker (``actions.dj_fours_start``)."""
+    return DJ_GROUPS + NUM_RUN_PATTERNS * k.pat_cards.shape[1]
+
+
 @kernel
 def dj_meld(s, k, g, arg):
-    """``power wild``: meld naturals with the dealer's joker (``DJ_MELD`` argument); it scores 0."""
-    pattern, natural = dj_meld_pattern(k, arg)
+    """``power wild``: put down the meld of ``DJ_MELD`` argument ``arg``, the dealer's joker where the action puts
+    it and a joker from the hand for each card named that the hand lacks; the dealer's joker scores 0."""
+    if arg >= dj_fours(k):
+        return dj_group4(s, k, g, (arg - dj_fours(k)) // NUM_SUITS, (arg - dj_fours(k)) % NUM_SUITS)
+    hand = s.hand[g, s.current[g]]
+    pattern, named = dj_meld_pattern(k, arg)
+    natural, spot, jokers, before = 0, 0, 0, 0
+    for i in range(k.pat_size[pattern]):
+        if (named >> i) & 1 == 0:
+            spot, before = i, jokers
+        elif hand[k.pat_cards[pattern, i]] > 0:
+            natural |= 1 << i
+        else:
+            jokers += 1
     known = lend_dj(s, g)
     points = create_meld_from(s, k, g, pattern, natural)
-    for i in range(k.pat_size[pattern]):
-        if (natural >> i) & 1 == 0:
-            slot = GROUP_JOKER_SLOT if k.pat_group[pattern] else k.card_rank[k.pat_cards[pattern, i]]
-            placed_dj(s, k, g, s.num_melds[g] - 1, slot, known)
-            points -= slot_points(s, k, g, s.num_melds[g] - 1, slot)
+    slot = GROUP_JOKER_SLOT + before if k.pat_group[pattern] else k.card_rank[k.pat_cards[pattern, spot]]
+    points -= slot_points(s, k, g, s.num_melds[g] - 1, slot)
+    placed_dj(s, g, s.num_melds[g] - 1, slot, known, jokers)
     return points
+
+
+@inline
+def dj_group4(s, k, g, rank, spot):
+    """``power wild`` under ``four_of_a_kind_double``: the group of four of ``rank`` with the dealer's joker for
+    suit ``spot`` (and a joker from the hand for each other suit lacking), doubled; the dealer's joker scores 0."""
+    hand = s.hand[g, s.current[g]]
+    natural, jokers, before = 0, 0, 0
+    for suit in range(NUM_SUITS):
+        if suit == spot:
+            before = jokers
+        elif hand[suit * NUM_RANKS + rank] > 0:
+            natural |= 1 << suit
+        else:
+            jokers += 1
+    known = lend_dj(s, g)
+    points = put_group4(s, k, g, rank, natural)
+    meld = s.num_melds[g] - 1
+    points -= slot_points(s, k, g, meld, GROUP_JOKER_SLOT + before)
+    placed_dj(s, g, meld, GROUP_JOKER_SLOT + before, known, jokers)
+    return doubled(s, k, g, meld, points)
 
 
 @kernel
@@ -374,7 +435,7 @@ def dj_layoff(s, k, g, arg):
         meld = group_target(s, k, g, arg - NUM_NATURAL, JOKER_CARD)
         slot = GROUP_JOKER_SLOT + s.meld_len[g, meld] - group_naturals(s, g, meld)
         extend_group(s, k, g, arg - NUM_NATURAL, JOKER_CARD)
-    placed_dj(s, k, g, meld, slot, known)
+    placed_dj(s, g, meld, slot, known, 0)
     return 0
 
 
@@ -401,11 +462,16 @@ def group_naturals(s, g, meld):
 
 @kernel
 def double_meld(s, k, g, pattern):
-    """``power double``: put down meld ``pattern`` with the dealer's joker on it: doubled, sealed."""
-    points = create_meld(s, k, g, pattern)
+    """``power double``: put down meld ``pattern`` (past the patterns: the group of four of rank ``pattern -
+    NUM_PATTERNS``) with the dealer's joker on it: doubled, sealed. Doublings do not stack: a group of four,
+    already doubled under ``four_of_a_kind_double``, counts twice."""
+    if pattern >= NUM_PATTERNS:
+        points = create_group4(s, k, g, pattern - NUM_PATTERNS)
+    else:
+        points = 2 * create_meld(s, k, g, pattern)
     slot = s.num_melds[g] - 1
     s.meld_double[g, slot] = SEALED
     s.dj[g, DJ_AT] = slot
     s.dj[g, DJ_USED] = True
     refresh_accepts(s, k, g)
-    return 2 * points
+    return points

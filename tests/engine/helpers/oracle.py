@@ -405,9 +405,10 @@ def gambit_plausible(sd: dict, actor: int, action: str, rules: Rules) -> bool:
         hand = collections.Counter(sd["hands"][actor])
         if words[0] == "meld":
             cards = [c for c in words[1:] if c != "double"]
-            lacking = sum(hand[c] == 0 for c in cards if c != "DJ")
-            assert lacking <= (0 if "DJ" in words else min(hand["JK"], 2)), ctx
             naturals = [c for c in cards if c != "DJ"]
+            lacking = sum(hand[c] == 0 for c in naturals)  # played by jokers from the hand, beside the DJ too
+            most = len(cards) - 1 if len({c[0] for c in naturals}) == 1 else len(cards)  # a group keeps a natural
+            assert lacking <= min(hand["JK"], most - ("DJ" in words)), ctx
             # docs/rules.md §8.5: a new run has min_run cards, the DJ's among them
             if len({c[0] for c in naturals}) > 1:
                 assert len(cards) == rules.min_run, ctx
