@@ -11,7 +11,7 @@ import numpy as np
 from rummy_env.engine import Engine
 from rummy_env.opponents import act_all
 from rummy_env.records import RecordWriter
-from rummy_env.rules import Rules
+from rummy_env.rules import Rules, side_of
 
 from .base import Agent
 
@@ -27,7 +27,7 @@ class GameResults:
     hands: np.ndarray  # int64 [games] hands played
     steps: np.ndarray  # int64 [games] actions taken
     truncated: np.ndarray  # bool [games] stopped by ``max_steps``
-    partnership: bool = False  # seats 0+2 and 1+3 play as sides (RULES §8.1)
+    partnership: bool = False  # seats 0+2 and 1+3 play as sides (docs/rules.md §8.1)
     clock: np.ndarray | None = None  # float64 [agents, 2] decisions each agent took and the seconds it spent on them
 
     def side_scores(self) -> np.ndarray:
@@ -42,11 +42,10 @@ class GameResults:
         """
         if self.partnership:
             sides = self.side_scores()
-            won = np.where(
-                self.winner >= 0, self.winner % 2, np.where(sides[:, 0] == sides[:, 1], -1, np.argmax(sides, axis=1))
-            )
+            tie_or_top = np.where(sides[:, 0] == sides[:, 1], -1, np.argmax(sides, axis=1))
+            won = np.where(self.winner >= 0, side_of(self.winner), tie_or_top)
             side_share = np.where(won[:, None] < 0, 0.5, (np.arange(2)[None, :] == won[:, None]).astype(np.float64))
-            return side_share[:, [0, 1, 0, 1]]
+            return side_share[:, side_of(np.arange(self.scores.shape[1]))]
         shares = np.zeros(self.scores.shape, dtype=np.float64)
         rows = np.arange(len(self.winner))
         won = self.winner >= 0

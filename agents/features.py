@@ -7,6 +7,8 @@ The per-game work runs in the compiled kernels of ``agents.kernels``.
 
 from __future__ import annotations
 
+import operator
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -35,18 +37,19 @@ from rummy_env.cards import (
     card_bits,
     card_kind,
 )
-from rummy_env.engine.masks import acting_hand, pile_melds
+from rummy_env.engine.kernels.ref import SpecRef, StateRef, kernel_spec_ref, kernel_state
+from rummy_env.engine.masks import acting_hand
 from rummy_env.engine.spec import GameSpec, game_spec
 from rummy_env.engine.state import State
 from rummy_env.melds import NUM_GROUP_PATTERNS, run_high_ok, run_low_ok
-from rummy_env.rules import JOKER_GROUP_SIZE, Rules
+from rummy_env.rules import Rules
 
 from . import kernels
 from .base import LAYOFF_BONUS, MELD_BONUS
-from .kernels import PlanTables
+from .kernels import PlanTables, PlayBlocks
 
 ACCEPTED_MAX = 2  # a fresh 3-card run takes a card at either end; a fresh group its fourth suit
-FOUR_BONUS = 500.0  # RULES §8.2: a group of four put down at once ranks above every 3-card meld
+FOUR_BONUS = 500.0  # docs/rules.md §8.2: a group of four put down at once ranks above every 3-card meld
 HOLD_JOKERS = -5000.0  # three jokers held back (below every discard) while the fourth may still come
 
 
@@ -108,15 +111,36 @@ def _cards_of(flags: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def _blocks(rules: Rules) -> np.ndarray:
+def _blocks(rules: Rules) -> PlayBlocks:
     layout = game_spec(rules).layout
     kinds = (MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP, DISCARD)
-    return np.array([edge for k in kinds for edge in (layout.start(k), layout.block(k).stop)], dtype=np.int64)
+    return PlayBlocks(*(edge for k in kinds for edge in (layout.start(k), layout.block(k).stop)))
 
 
-def play_blocks(spec: GameSpec) -> np.ndarray:
-    """``int64 [12]`` start and stop of the meld, lay-off run/group, joker run/group and discard action blocks."""
+def play_blocks(spec: GameSpec) -> PlayBlocks:
+    """Start and stop of the meld, lay-off run/group, joker run/group and discard action blocks."""
     return _blocks(spec.rules)
+
+
+_STATE_REFS: dict[int, tuple[weakref.ref, tuple, StateRef]] = {}  # id(State) -> (the State, its arrays, StateRef)
+
+
+def state_ref(s: State) -> StateRef:
+    """``s`` as the compiled kernels take it, made once per ``State`` (again if one of its arrays was replaced)."""
+    held = _STATE_REFS.get(id(s))
+    if held is not None and held[0]() is s:
+        now = tuple(vars(s).values())
+        if len(now) == len(held[1]) and all(map(operator.is_, now, held[1])):
+            return held[2]
+    ref = kernel_state(s)
+    key = id(s)
+    _STATE_REFS[key] = (weakref.ref(s, lambda _: _STATE_REFS.pop(key, None)), tuple(vars(s).values()), ref)
+    return ref
+
+
+def refs(spec: GameSpec, s: State) -> tuple[StateRef, SpecRef]:
+    """The state and the spec as the compiled kernels take them (``s``, ``k``)."""
+    return state_ref(s), kernel_spec_ref(spec)
 
 
 def run4_scores(spec: GameSpec, s: State, games: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -144,28 +168,16 @@ def connections(spec: GameSpec, hand: np.ndarray) -> np.ndarray:
 
 
 def top_melds_now(spec: GameSpec, s: State, games: np.ndarray, hand: np.ndarray) -> np.ndarray:
-    """``bool [n]`` the top card of the pile melds at once with ``hand`` (new meld or lay-off)."""
-    rules = spec.rules
-    if rules.min_run == 3:  # the engine's answer at depth 0 (``pile_melds``), without its other depths
-        group = JOKER_GROUP_SIZE if rules.joker_mode == "groups_only" else 0
-        table = (s.accept_run, s.accept_group, s.open_groups)
-        games = np.asarray(games, dtype=np.int64)
-        hands = np.ascontiguousarray(hand)
-        return kernels.top_melds(games, hands, s.pile, s.pile_len, *table, plan_tables(rules), group)
-    _, meld_ok, lay_ok = pile_melds(spec, s, games, hand)
-    if meld_ok.shape[1] == 0:
-        return np.zeros(len(games), dtype=bool)
-    return meld_ok[:, 0] | lay_ok[:, 0]
+    """``bool [n]`` the top card of the pile melds at once with ``hand`` (new meld or lay-off): the engine's
+    ``pile_melds`` at depth 0."""
+    games = np.asarray(games, dtype=np.int64)
+    return kernels.top_melds(*refs(spec, s), games, np.ascontiguousarray(hand, dtype=np.int8))
 
 
-def table_accepts(s: State, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(run, group, joker)``: naturals ``bool [n, 53]`` the table's runs / groups take, and whether a joker fits."""
-    run = s.accept_run[games] > 0
-    group = s.accept_group[games] > 0
-    joker = run[:, :NUM_NATURAL].any(axis=1) | (s.open_groups[games] > 0).any(axis=1)
-    run[:, JOKER] = False
-    group[:, JOKER] = False
-    return run, group, joker
+def table_accepts(spec: GameSpec, s: State, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(run, group, joker)``: naturals ``bool [n, 53]`` the table's runs / groups take, and whether a joker fits
+    (the engine's ``joker_fits``)."""
+    return kernels.table_rows(*refs(spec, s), np.asarray(games, dtype=np.int64))
 
 
 @dataclass
@@ -192,18 +204,18 @@ def plan_hands(spec: GameSpec, hand: np.ndarray, run: np.ndarray, group: np.ndar
 
 def plan_acting(spec: GameSpec, s: State, games: np.ndarray) -> Plan:
     """The plan of the hand to act in ``games`` on the current table."""
-    return plan_hands(spec, acting_hand(s, games), *table_accepts(s, games))
+    return plan_hands(spec, acting_hand(s, games), *table_accepts(spec, s, games))
 
 
 def persian_blocks(spec: GameSpec) -> bool:
-    """Whether the rules have the action blocks of RULES §8.2 (groups of four, groups of jokers)."""
+    """Whether the rules have the action blocks of docs/rules.md §8.2 (groups of four, groups of jokers)."""
     return bool(spec.layout.sizes[MELD_GROUP4] or spec.layout.sizes[MELD_JOKERS])
 
 
 def persian_play(
     spec: GameSpec, s: State, games: np.ndarray, scores: np.ndarray, hold_three: np.ndarray | bool
 ) -> np.ndarray:
-    """RULES §8.2 on top of a play-phase score row: groups of four (doubled) and four jokers above every other
+    """docs/rules.md §8.2 on top of a play-phase score row: groups of four (doubled) and four jokers above every other
     meld, three jokers as a meld (or held, with ``hold_three``, while the fourth joker is unseen), the fourth
     joker laid off as a lay-off. No-op unless the rules have the blocks."""
     layout, rules = spec.layout, spec.rules

@@ -1,21 +1,17 @@
-"""Dealer's Gambit (``dealers_joker``, RULES §8.8) on top of the heuristics' scores.
+"""Dealer's Gambit (``dealers_joker``, docs/rules.md §8.8) on top of the heuristics' scores.
 
 The power is named before the dealer has seen the hand, and at that moment the
 table is the same in every hand (one upcard, no melds), so the choice is fixed:
 ``strategic`` names ``double``, which pays most at every table size (measured:
-the dealer's margin over the mean opponent per hand, strategic against
-strategic, 4,000 one-hand games on the same deals: 2 players double +27.4, wild
-+7.3, split -2.4; 3 players +23.7, +9.7, 0.0; 4 players +22.2, +13.0, +1.9; 5
-players +20.2, +13.2, -0.2); ``greedy`` names ``wild``. In play the dealer puts
+benchmarks/NOTES.md); ``greedy`` names ``wild``. In play the dealer puts
 the joker down as soon as it pays: a meld with the dealer's joker after the
 hand's own melds (it sheds two cards it could not meld), a doubled meld in place
 of a meld worth ``DOUBLE_MIN`` points or more (``DOUBLE_MIN_LONG`` while the hand
 holds ``LONG_HAND`` cards or more), a split that melds a card at once. Another
 player (``strategic``) blocks an unused ``wild`` or ``double`` first thing after
-its draw, rather than melding its joker (measured, the same 3,000 deals: the
-strategic dealer's margin per hand falls from 21.9 to 17.6 with 4 players, from
-23.8 to 21.0 with 3, from 29.8 to 29.2 with 2), and an unused ``split`` with a
-joker it cannot use this turn.
+its draw, rather than melding its joker (it lowers the dealer's margin at every
+table size: benchmarks/NOTES.md), and an unused ``split`` with a joker it cannot
+use this turn.
 """
 
 from __future__ import annotations

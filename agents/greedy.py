@@ -5,9 +5,10 @@ melds at once (the shallowest such take), else draws from the stock; in a
 "Rummy!" window it always calls, at the shallowest depth. In play it puts down
 the meld worth most, again and again, then lays off every card it can
 (naturals before jokers), and discards its highest-value card among those with
-the fewest partner cards in hand (least likely to meld). Persian Rummy (RULES
+the fewest partner cards in hand (least likely to meld). Persian Rummy (docs/rules.md
 §8.2): groups of four and four jokers before any other meld, three jokers as a meld. Dealer's Gambit
-(RULES §8.8, ``agents.gambit``): always ``power wild``; the dealer's joker goes down as soon as it pays; no block.
+(docs/rules.md §8.8, ``agents.gambit``): always ``power wild``; the dealer's joker goes down as soon as it pays;
+no block.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Compiled per-game scoring of the heuristic agents (numba ``njit``, cached on disk).
 
-Each kernel takes a batch of hands (card counts ``[n, 53]``) and the meld
-tables of ``rummy_env.melds.MeldTable`` as one ``PlanTables`` argument (a named
-tuple of arrays), and loops over games and cards in compiled code. The
-arithmetic reproduces the numpy formulation it replaced bit for bit
-(``tests/agents/test_kernels.py`` holds that one as the oracle): integer points
-stay integers, and float64 sums over 53 cards add in numpy's pairwise order.
+The kernels that read positions take the engine's state and spec as the engine's kernels do
+(``s``, ``k``: ``rummy_env.engine.kernels.ref``) with the game indices ``games``; the agents'
+planning constants come as one ``PlanTables`` and their weights and action blocks as named
+tuples (``WorthWeights``, ``PlayWeights``, ``PlayBlocks``). What the rules decide (what fits
+the table) they ask the engine's kernels. Integer points stay integers, and float64 sums over
+53 cards add in numpy's pairwise order, so scores do not depend on the batch.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ import rummy_env
 from rummy_env.cards import JOKER, NUM_KINDS
 from rummy_env.engine.kernels.cards import card_set
 from rummy_env.engine.kernels.jit import compiled_sources, drop_stale_cache
+from rummy_env.engine.kernels.masks import NOT_WILD, pile_melds
+from rummy_env.engine.kernels.spec import CALLS_OFF
+from rummy_env.engine.kernels.table import joker_fits
 
 from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS
 
@@ -49,6 +52,43 @@ class PlanTables(NamedTuple):
     run_bits: np.ndarray  # uint64 [P] cards that extend the fresh run at either end, as bits
     group_bits: np.ndarray  # uint64 [P] the card that completes the fresh group, as bits
     neighbour_bits: np.ndarray  # uint64 [53] the cards next to a card in its suit, as bits
+
+
+class WorthWeights(NamedTuple):
+    """How ``StrategicAgent.worth`` weighs a planned hand (``StrategicParams``)."""
+
+    deadwood: float  # share of a leftover card's value counted as lost
+    partial: float  # discount on that loss for a leftover card with a partner in hand
+    card_cost: float  # cost of each leftover card
+    out_bonus: float  # bonus for a plan that goes out
+
+
+class PlayWeights(NamedTuple):
+    """How ``StrategicAgent.score_play`` weighs melds and discards (``StrategicParams``)."""
+
+    keep_partial: float  # reluctance to discard a card with a partner in hand
+    danger: float  # weight of what a discard gives an opponent
+    tempo: float  # what an opponent gains beyond the card's value
+    urgent_hand: float  # an opponent holding this many cards or fewer is about to go out
+    urgent_stock: float  # the hand is ending when the stock is this low
+    hold_calls: bool  # hold back melds that open a "Rummy!" call on a pile card
+
+
+class PlayBlocks(NamedTuple):
+    """First and last-plus-one action ids of the play phase's blocks (``features.play_blocks``)."""
+
+    meld: int
+    meld_end: int
+    layoff_run: int
+    layoff_run_end: int
+    layoff_group: int
+    layoff_group_end: int
+    joker_run: int
+    joker_run_end: int
+    joker_group: int
+    joker_group_end: int
+    discard: int
+    discard_end: int
 
 
 @njit(cache=True)
@@ -176,8 +216,8 @@ def plan_hands(hands, run, group, joker, plan):
 
 @njit(cache=True)
 def _worth_one(points, rest, plan, weights, terms):
-    """A planned hand's worth (``StrategicAgent.worth``); ``terms`` is a scratch row."""
-    deadwood, partial, card_cost, out_bonus = weights[0], weights[1], weights[2], weights[3]
+    """A planned hand's worth (``StrategicAgent.worth``, ``weights``: ``WorthWeights``); ``terms`` is a scratch row."""
+    deadwood, partial, card_cost, out_bonus = weights.deadwood, weights.partial, weights.card_cost, weights.out_bonus
     size = 0
     for c in range(NUM_KINDS):
         terms[c] = 0.0
@@ -203,36 +243,48 @@ def worth(points, rest, plan, weights):
 
 
 @njit(cache=True)
-def _table_row(g, accept_run, accept_group, open_groups, run, group):
-    """Fill ``run`` / ``group [53]`` with the naturals the table's runs / groups take in game ``g`` (the state's
-    arrays); returns whether a joker fits on the table."""
-    joker = False
+def _table_row(s, k, g, run, group):
+    """Fill ``run`` / ``group [53]`` with the naturals the table's runs / groups take in game ``g``; returns whether
+    a joker fits on the table (the engine's ``joker_fits``)."""
+    accept_run, accept_group = s.accept_run, s.accept_group
     for c in range(NUM_KINDS):
         natural = c != JOKER
         run[c] = natural and accept_run[g, c] > 0
         group[c] = natural and accept_group[g, c] > 0
-        joker |= run[c]
-    for r in range(open_groups.shape[1]):
-        joker |= open_groups[g, r] > 0
-    return joker
+    return joker_fits(accept_run, accept_group, s.open_groups, k.groups_only, g)
 
 
 @njit(cache=True)
-def pile_gains(
-    games,
-    hand,
-    current,
-    accept_run,
-    accept_group,
-    open_groups,
-    pile,
-    pile_len,
-    legal,
-    plan,
-    weights,
-):
+def table_rows(s, k, games):
+    """``(run, group, joker)``: the naturals ``bool [n, 53]`` the table's runs / groups take in each game
+    ``games[i]``, and whether a joker fits there."""
+    n = len(games)
+    run = np.zeros((n, NUM_KINDS), dtype=np.bool_)
+    group = np.zeros((n, NUM_KINDS), dtype=np.bool_)
+    joker = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        joker[i] = _table_row(s, k, games[i], run[i], group[i])
+    return run, group, joker
+
+
+@njit(cache=True)
+def top_melds(s, k, games, hands):
+    """``bool [n]`` the top card of game ``games[i]``'s pile melds at once with ``hands[i]`` (a new meld or a lay-off):
+    the engine's ``pile_melds`` at depth 0."""
+    out = np.zeros(len(games), dtype=np.bool_)
+    meld_ok = np.zeros(s.pile.shape[1], dtype=np.bool_)
+    lay_ok = np.zeros(s.pile.shape[1], dtype=np.bool_)
+    for i in range(len(games)):
+        if pile_melds(s, k, games[i], hands[i], NOT_WILD, meld_ok, lay_ok) > 0:
+            out[i] = meld_ok[0] or lay_ok[0]
+    return out
+
+
+@njit(cache=True)
+def pile_gains(s, k, games, legal, plan, weights):
     """``float32 [n, D]`` worth added by taking the pile of game ``games[i]`` down to each ``legal`` depth (``-inf``
-    elsewhere), for the hand to act there; takes the engine's state arrays whole."""
+    elsewhere), for the hand to act there (``weights``: ``WorthWeights``)."""
+    hand, current, pile, pile_len = s.hand, s.current, s.pile, s.pile_len
     n, depths = legal.shape
     gains = np.full((n, depths), -np.inf, dtype=np.float32)
     own = np.zeros(NUM_KINDS, dtype=np.int16)
@@ -245,7 +297,7 @@ def pile_gains(
         if not legal[i].any():
             continue
         g = games[i]
-        joker = _table_row(g, accept_run, accept_group, open_groups, run, group)
+        joker = _table_row(s, k, g, run, group)
         for c in range(NUM_KINDS):
             own[c] = hand[g, current[g], c]
         planned[:] = own
@@ -360,26 +412,13 @@ def _odds_one(
 
 
 @njit(cache=True)
-def opponent_odds(
-    games,
-    hand,
-    known,
-    pile_pos,
-    accept_run,
-    accept_group,
-    open_groups,
-    current,
-    unseen,
-    partners,
-    calls,
-    team=False,
-):
-    """``float32 [n, 53]`` chance that some opponent can meld each card if it is discarded (``StrategicAgent``).
-
-    Takes the engine's state arrays whole and the game indices ``games``; ``unseen [n, 53]``: the copies of each
-    kind the seat to act in ``games[i]`` cannot see; ``calls``: "Rummy!" calls are on; ``team``: partnership, the
-    seat opposite is a partner.
-    """
+def opponent_odds(s, k, games, unseen, partners):
+    """``float32 [n, 53]`` chance that some opponent can meld each card if it is discarded (``StrategicAgent``);
+    ``unseen [n, 53]``: the copies of each kind the seat to act in ``games[i]`` cannot see, ``partners``:
+    ``PlanTables.partners``."""
+    calls, team = k.rummy_calls != CALLS_OFF, k.partnership
+    hand, known, pile_pos, current = s.hand, s.known, s.pile_pos, s.current
+    accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
     odds = np.ones((len(games), NUM_KINDS), dtype=np.float32)
     wanted = np.ones(NUM_KINDS, dtype=np.bool_)
     work = _odds_work()
@@ -405,72 +444,29 @@ def opponent_odds(
 
 
 @njit(cache=True)
-def _melds_on_top(hand, card, plan, joker_group):
-    """``card`` taken from the top of the pile forms a new 3-card meld with ``hand`` at once: the engine's
-    ``pile_melds`` at depth 0 (``joker_group``: the least group of jokers under ``groups_only``, else 0)."""
-    cards, max_lacking, partners = plan.cards, plan.max_lacking, plan.partners
-    jokers = hand[JOKER]
-    if card == JOKER:
-        if joker_group > 0:
-            return jokers + 1 >= joker_group
-        for p in range(cards.shape[0]):
-            missing = 3 - (hand[cards[p, 0]] > 0) - (hand[cards[p, 1]] > 0) - (hand[cards[p, 2]] > 0)
-            if missing >= 1 and missing <= min(jokers + 1, max_lacking[p]):
-                return True
-        return False
-    for i in range(partners.shape[1]):
-        a, b = partners[card, i, 0], partners[card, i, 1]
-        if a < 0:
-            continue
-        held = (hand[a] > 0) + (hand[b] > 0)
-        if held == 2 or (joker_group == 0 and ((held >= 1 and jokers >= 1) or jokers >= 2)):
-            return True
-    return False
-
-
-@njit(cache=True)
-def _fits_table(g, card, accept_run, accept_group, open_groups, joker_group):
-    """``card`` can be laid off on game ``g``'s table as it stands (the engine's ``table_fits``)."""
-    if card != JOKER:
-        return accept_run[g, card] > 0 or accept_group[g, card] > 0
-    if joker_group > 0:
-        return accept_group[g, JOKER] > 0
-    return accept_run[g].any() or open_groups[g].any()
-
-
-@njit(cache=True)
-def top_melds(games, hands, pile, pile_len, accept_run, accept_group, open_groups, plan, group):
-    """``bool [n]`` the top card of game ``games[i]``'s pile melds at once with ``hands[i]`` (a new 3-card meld or
-    a lay-off; ``features.top_melds_now``); takes the state's arrays whole, 3-card runs only."""
-    out = np.zeros(len(games), dtype=np.bool_)
-    for i in range(len(games)):
-        g = games[i]
-        if pile_len[g] <= 0:
-            continue
-        card = pile[g, pile_len[g] - 1]
-        out[i] = _melds_on_top(hands[i], card, plan, group) or _fits_table(
-            g, card, accept_run, accept_group, open_groups, group
-        )
-    return out
-
-
-@njit(cache=True)
 def _fill_layoffs(row, blocks, values):
     """Lay-off tiers of a play-phase score row: naturals above jokers, each natural by its value."""
-    for c in range(blocks[3] - blocks[2]):
-        row[blocks[2] + c] = LAYOFF_BONUS + values[c]
-    for c in range(blocks[5] - blocks[4]):
-        row[blocks[4] + c] = LAYOFF_BONUS + values[c]
-    row[blocks[6] : blocks[7]] = JOKER_BONUS
-    row[blocks[8] : blocks[9]] = JOKER_BONUS
+    for c in range(blocks.layoff_run_end - blocks.layoff_run):
+        row[blocks.layoff_run + c] = LAYOFF_BONUS + values[c]
+    for c in range(blocks.layoff_group_end - blocks.layoff_group):
+        row[blocks.layoff_group + c] = LAYOFF_BONUS + values[c]
+    row[blocks.joker_run : blocks.joker_run_end] = JOKER_BONUS
+    row[blocks.joker_group : blocks.joker_group_end] = JOKER_BONUS
 
 
 @njit(cache=True)
 def _must_discard(row, legal, blocks):
-    """No legal meld or lay-off scores above zero: the turn ends with a discard (``blocks`` as ``greedy_play``'s;
-    the row is scored only in those blocks yet)."""
-    for b in range(0, 10, 2):
-        for j in range(blocks[b], blocks[b + 1]):
+    """No legal meld or lay-off scores above zero: the turn ends with a discard (the row is scored only in those
+    blocks yet)."""
+    placements = (
+        (blocks.meld, blocks.meld_end),
+        (blocks.layoff_run, blocks.layoff_run_end),
+        (blocks.layoff_group, blocks.layoff_group_end),
+        (blocks.joker_run, blocks.joker_run_end),
+        (blocks.joker_group, blocks.joker_group_end),
+    )
+    for start, stop in placements:
+        for j in range(start, stop):
             if legal[j] and row[j] > 0:
                 return False
     return True
@@ -480,64 +476,48 @@ def _must_discard(row, legal, blocks):
 def greedy_play(hands, mask, blocks, plan, all_melds):
     """``float32 [n, A]`` ``GreedyAgent.score_play``: best meld, natural then joker lay-offs, loosest high discard.
 
-    ``blocks``: start and stop of the meld, lay-off run, lay-off group, joker run, joker group and discard blocks.
-    Scores the legal melds and discards only (``all_melds``: every meld pattern, for the Dealer's Gambit).
+    ``blocks``: the ``PlayBlocks``. Scores the legal melds and discards only (``all_melds``: every meld pattern,
+    for the Dealer's Gambit).
     """
     n = hands.shape[0]
     scores = np.zeros(mask.shape, dtype=np.float32)
     for i in range(n):
         row = scores[i]
-        for p in range(blocks[1] - blocks[0]):
-            if all_melds or mask[i, blocks[0] + p]:
-                row[blocks[0] + p] = MELD_BONUS + np.float32(_pattern_gain(hands[i], plan, p)[0])
+        for p in range(blocks.meld_end - blocks.meld):
+            if all_melds or mask[i, blocks.meld + p]:
+                row[blocks.meld + p] = MELD_BONUS + np.float32(_pattern_gain(hands[i], plan, p)[0])
         _fill_layoffs(row, blocks, plan.values)
         if not _must_discard(row, mask[i], blocks):
             continue
-        for c in range(blocks[11] - blocks[10]):
-            if mask[i, blocks[10] + c]:
+        for c in range(blocks.discard_end - blocks.discard):
+            if mask[i, blocks.discard + c]:
                 loose = LOOSE_JOKER if c == JOKER else _partners_held(hands[i], plan.partners, c)
-                row[blocks[10] + c] = plan.values[c] - DISCARD_LOOSENESS * np.float32(loose)
+                row[blocks.discard + c] = plan.values[c] - DISCARD_LOOSENESS * np.float32(loose)
     return scores
 
 
 @njit(cache=True)
-def _plan_acting(g, own, table, plan, rest, run, group):
-    """Plan the hand ``own`` to act in game ``g`` on its table (``table``: the state's accept_run, accept_group and
-    open_groups) into ``rest``; ``run`` and ``group`` are scratch."""
-    joker = _table_row(g, table[0], table[1], table[2], run, group)
+def _plan_acting(s, k, g, own, plan, rest, run, group):
+    """Plan the hand ``own`` to act in game ``g`` on its table into ``rest``; ``run`` and ``group`` are scratch."""
+    joker = _table_row(s, k, g, run, group)
     rest[:] = own
     _plan_one(rest, run, group, joker, plan)
 
 
 @njit(cache=True)
-def strategic_play(
-    games,
-    mask,
-    blocks,
-    hand,
-    known,
-    pile_pos,
-    accept_run,
-    accept_group,
-    open_groups,
-    current,
-    stock_len,
-    unseen,
-    calls,
-    team,
-    all_melds,
-    plan,
-    weights,
-):
+def strategic_play(s, k, games, mask, blocks, unseen, all_melds, plan, weights):
     """``float32 [n, A]`` ``StrategicAgent.score_play``: planned melds (unless held back), lay-offs, safest discard.
 
-    ``weights``: keep_partial, danger, tempo, urgent_hand, urgent_stock, hold_calls (0/1). ``all_melds``: score
-    every meld pattern (the Dealer's Gambit reads them all), else only the legal ones. ``unseen [n, 53]``: the
-    copies of each kind the seat to act cannot see (``rummy_env.infoset.unseen_counts``).
+    ``weights``: the ``PlayWeights``; ``blocks``: the ``PlayBlocks``; ``unseen [n, 53]``: the copies of each kind
+    the seat to act cannot see (``rummy_env.infoset.unseen_counts``). ``all_melds``: score every meld pattern (the
+    Dealer's Gambit reads them all), else only the legal ones.
     """
-    keep_partial, danger, tempo = weights[0], np.float32(weights[1]), np.float32(weights[2])
-    urgent_hand, urgent_stock, hold = weights[3], weights[4], weights[5] > 0
-    n, players, patterns = len(games), hand.shape[1], blocks[1] - blocks[0]
+    hand, known, pile_pos, current = s.hand, s.known, s.pile_pos, s.current
+    accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
+    stock_len, calls, team = s.stock_len, k.rummy_calls != CALLS_OFF, k.partnership
+    keep_partial, danger, tempo = weights.keep_partial, np.float32(weights.danger), np.float32(weights.tempo)
+    urgent_hand, urgent_stock, hold = weights.urgent_hand, weights.urgent_stock, weights.hold_calls
+    n, players, patterns = len(games), hand.shape[1], blocks.meld_end - blocks.meld
     scores = np.zeros(mask.shape, dtype=np.float32)
     own = np.zeros(NUM_KINDS, dtype=np.int16)
     rest = np.zeros(NUM_KINDS, dtype=np.int16)
@@ -547,7 +527,6 @@ def strategic_play(
     odds = np.zeros(NUM_KINDS, dtype=np.float32)
     work = _odds_work()
     partners, values, accepts = plan.partners, plan.values, plan.accepts
-    table = (accept_run, accept_group, open_groups)
     for i in range(n):
         g, me, row = games[i], current[games[i]], scores[i]
         for c in range(NUM_KINDS):
@@ -561,32 +540,32 @@ def strategic_play(
                 nearest = min(nearest, size)
         ending = stock_len[g] <= urgent_stock or nearest <= urgent_hand
         planned = False
-        guard = hold and calls and not ending and (all_melds or mask[i, blocks[0] : blocks[1]].any())
+        guard = hold and calls and not ending and (all_melds or mask[i, blocks.meld : blocks.meld_end].any())
         if guard:  # a meld to hold back unless the hand is ending, which takes the plan to tell
-            _plan_acting(g, own, table, plan, rest, run, group)
+            _plan_acting(s, k, g, own, plan, rest, run, group)
             planned = True
             left = 0
             for c in range(NUM_KINDS):
                 left += rest[c]
                 in_pile[c] = False
-                for k in range(pile_pos.shape[1]):
-                    in_pile[c] |= pile_pos[g, k, c] > 0
+                for j in range(pile_pos.shape[1]):
+                    in_pile[c] |= pile_pos[g, j, c] > 0
             ending = left <= 1
         for p in range(patterns):
-            if not (all_melds or mask[i, blocks[0] + p]):
+            if not (all_melds or mask[i, blocks.meld + p]):
                 continue
             opens = False
             if guard and not ending:
-                for k in range(accepts.shape[1]):
-                    opens |= accepts[p, k] >= 0 and in_pile[accepts[p, k]]
+                for j in range(accepts.shape[1]):
+                    opens |= accepts[p, j] >= 0 and in_pile[accepts[p, j]]
             gain, lacking = _pattern_gain(own, plan, p)
-            row[blocks[0] + p] = HOLD if opens else MELD_BONUS + (np.float64(gain) - JOKER_PENALTY * lacking)
+            row[blocks.meld + p] = HOLD if opens else MELD_BONUS + (np.float64(gain) - JOKER_PENALTY * lacking)
         _fill_layoffs(row, blocks, values)
         if not _must_discard(row, mask[i], blocks):
             continue
         if not planned:
-            _plan_acting(g, own, table, plan, rest, run, group)
-        discards = mask[i, blocks[10] : blocks[11]]
+            _plan_acting(s, k, g, own, plan, rest, run, group)
+        discards = mask[i, blocks.discard : blocks.discard_end]
         _odds_one(
             g,
             hand,
@@ -604,12 +583,12 @@ def strategic_play(
             odds,
             work,
         )
-        for c in range(blocks[11] - blocks[10]):
+        for c in range(blocks.discard_end - blocks.discard):
             if not discards[c]:
                 continue
             keep = NEVER / 2 if own[c] > rest[c] else (keep_partial if _partners_held(rest, partners, c) > 0 else 0.0)
             if c == JOKER:
                 keep = NEVER
             given = (danger * odds[c]) * (values[c] + tempo)
-            row[blocks[10] + c] = (np.float64(values[c]) - keep) - np.float64(given)
+            row[blocks.discard + c] = (np.float64(values[c]) - keep) - np.float64(given)
     return scores

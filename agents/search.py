@@ -42,6 +42,7 @@ from rummy_env.engine import Engine
 from rummy_env.engine.masks import acting_hand
 from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
 from rummy_env.infoset import redeal
+from rummy_env.rules import side_of
 
 from .base import Agent, game_uniforms
 from .features import plan_acting
@@ -247,10 +248,10 @@ def outcome(sim: Engine, idx: np.ndarray, seat: np.ndarray, hand_no: np.ndarray,
     winner = s.winner[idx].astype(np.int64)
     result = np.where(over & (winner == seat), 1.0, np.where(over & (winner >= 0), -1.0, 0.0))
     if spec.rules.partnership:  # the side's margin and result: seats 0+2 against 1+3
-        side = seat % 2
+        side = side_of(seat)
         sides = scores[:, [0, 1]] + scores[:, [2, 3]]
         margin = sides[rows, side] - sides[rows, 1 - side]
-        result = np.where(over & (winner >= 0), np.where(winner % 2 == side, 1.0, -1.0), 0.0)
+        result = np.where(over & (winner >= 0), np.where(side_of(winner) == side, 1.0, -1.0), 0.0)
     return margin + win_bonus * result
 
 

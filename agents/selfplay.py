@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rummy_env.rules import side_of
 from rummy_env.vector import RummyVecEnv
 
 from .registry import make_agent
@@ -60,7 +61,7 @@ class TrainVecEnv(RummyVecEnv):
                 info = infos[env]
                 if info.get("winner", -1) >= 0 and not info.get("TimeLimit.truncated", False):
                     if self.rules.partnership:  # the winner is the winning side's lower seat; sides share
-                        won, lost = info["winner"] % 2 == info["seat"] % 2, -self.win_bonus
+                        won, lost = side_of(info["winner"]) == side_of(info["seat"]), -self.win_bonus
                     else:
                         won, lost = info["winner"] == info["seat"], -self.win_bonus / (n - 1)
                     rewards[env] += self.win_bonus if won else lost

@@ -14,10 +14,10 @@ that melds with pile cards (a sure call), nor one that melds with cards an
 opponent is known to hold (``state.known``), weighing the odds that unseen
 cards in opponents' hands meld with it; among safe cards, the highest loose one.
 With ``partnership`` the partner opposite is no opponent: what it could meld
-from a discard is not counted against the discard. Persian Rummy (RULES §8.2):
+from a discard is not counted against the discard. Persian Rummy (docs/rules.md §8.2):
 a group of four is put down at once (doubled) rather than three and a lay-off,
 jokers are never discarded and three jokers are held back while the fourth may
-still come (unless the hand is ending), four jokers go down at once. Dealer's Gambit (RULES §8.8,
+still come (unless the hand is ending), four jokers go down at once. Dealer's Gambit (docs/rules.md §8.8,
 ``agents.gambit``): power double (measured best), the dealer's joker used when it pays, and a block with a
 joker this turn cannot use.
 """
@@ -42,6 +42,7 @@ from rummy_env.engine import Engine
 from rummy_env.engine.spec import GameSpec
 from rummy_env.engine.state import LAY_OFF_PHASE, State
 from rummy_env.infoset import unseen_counts
+from rummy_env.rules import side_of
 
 from . import kernels
 from .base import HeuristicAgent
@@ -52,10 +53,11 @@ from .features import (
     persian_play,
     plan_tables,
     play_blocks,
+    refs,
     run4_scores,
 )
 from .gambit import has_gambit, play_scores, power_scores, split_scores
-from .kernels import NEVER
+from .kernels import NEVER, PlayWeights, WorthWeights
 
 
 @dataclass(frozen=True)
@@ -84,10 +86,22 @@ class StrategicAgent(HeuristicAgent):
         self.seed = int(seed)
         self.params = replace(params or StrategicParams(), **overrides)
 
-    def weights(self) -> np.ndarray:
-        """``float64 [4]`` the worth weights as the kernels take them: deadwood, partial, card cost, out bonus."""
+    def weights(self) -> WorthWeights:
+        """The worth weights as the kernels take them."""
         p = self.params
-        return np.array([p.deadwood, p.partial, p.card_cost, p.out_bonus], dtype=np.float64)
+        return WorthWeights(float(p.deadwood), float(p.partial), float(p.card_cost), float(p.out_bonus))
+
+    def play_weights(self) -> PlayWeights:
+        """The meld and discard weights as the kernels take them."""
+        p = self.params
+        return PlayWeights(
+            float(p.keep_partial),
+            float(p.danger),
+            float(p.tempo),
+            float(p.urgent_hand),
+            float(p.urgent_stock),
+            bool(p.hold_calls),
+        )
 
     def worth(self, spec: GameSpec, plan: Plan) -> np.ndarray:
         """``float [n]`` a planned hand's worth: its points, less its leftovers at risk, plus going out."""
@@ -95,16 +109,9 @@ class StrategicAgent(HeuristicAgent):
 
     def pile_gains(self, engine: Engine, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
         """``float [n, D]`` worth added by taking the pile down to each ``legal`` depth (``-inf`` elsewhere)."""
-        s = engine.state
         return kernels.pile_gains(
+            *refs(engine.spec, engine.state),
             np.asarray(games, dtype=np.int64),
-            s.hand,
-            s.current,
-            s.accept_run,
-            s.accept_group,
-            s.open_groups,
-            s.pile,
-            s.pile_len,
             np.ascontiguousarray(legal),
             plan_tables(engine.spec.rules),
             self.weights(),
@@ -131,22 +138,16 @@ class StrategicAgent(HeuristicAgent):
 
     def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Planned melds (unless held back), then lay-offs, then the safest discard."""
-        spec, s, p = engine.spec, engine.state, self.params
-        weights = np.array(
-            [p.keep_partial, p.danger, p.tempo, p.urgent_hand, p.urgent_stock, p.hold_calls], dtype=np.float64
-        )
-        scores = kernels.strategic_play(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
+        spec, s = engine.spec, engine.state
+        scores = kernels.strategic_play(
+            *refs(spec, s),
             np.asarray(games, dtype=np.int64),
             np.ascontiguousarray(mask),
             play_blocks(spec),
-            *state_arrays(s),
-            s.stock_len,
             unseen_counts(spec, s, games),
-            spec.rules.rummy_calls != "off",
-            spec.rules.partnership,
             has_gambit(spec),
             plan_tables(spec.rules),
-            weights,
+            self.play_weights(),
         )
         scores = run4_scores(spec, s, games, scores)
         scores = play_scores(spec, s, games, mask, scores, block=True)
@@ -163,7 +164,7 @@ class StrategicAgent(HeuristicAgent):
         s, p = engine.state, self.params
         sizes = s.hand[games].sum(axis=2)
         current = s.current[games]
-        rival = np.arange(s.hand.shape[1])[None, :] % 2 != (current[:, None] % 2)
+        rival = side_of(np.arange(s.hand.shape[1])[None, :]) != side_of(current[:, None])
         if not engine.spec.rules.partnership:
             rival = np.arange(s.hand.shape[1])[None, :] != current[:, None]
         nearest = np.where(rival, sizes, 1 << 30).min(axis=1)
@@ -175,7 +176,7 @@ class StrategicAgent(HeuristicAgent):
         scores = super().score_window(engine, games, mask)
         s = engine.state
         if engine.spec.rules.partnership:
-            partner_out = (s.phase[games] == LAY_OFF_PHASE) & (s.discarder[games] % 2 == s.current[games] % 2)
+            partner_out = (s.phase[games] == LAY_OFF_PHASE) & (side_of(s.discarder[games]) == side_of(s.current[games]))
             scores[partner_out, engine.spec.layout.start(PASS)] = np.inf
         return scores
 
@@ -200,24 +201,4 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     else their unknown hand size over the unseen cards.
     """
     games = np.asarray(games, dtype=np.int64)
-    return kernels.opponent_odds(  # type: ignore[call-arg]  # numba stubs mistype unannotated kernels
-        games,
-        *state_arrays(s),
-        unseen_counts(spec, s, games),
-        plan_tables(spec.rules).partners,
-        spec.rules.rummy_calls != "off",
-        spec.rules.partnership,
-    )
-
-
-def state_arrays(s: State) -> tuple[np.ndarray, ...]:
-    """The state arrays the strategic kernels read, in their argument order."""
-    return (
-        s.hand,
-        s.known,
-        s.pile_pos,
-        s.accept_run,
-        s.accept_group,
-        s.open_groups,
-        s.current,
-    )
+    return kernels.opponent_odds(*refs(spec, s), games, unseen_counts(spec, s, games), plan_tables(spec.rules).partners)

@@ -80,7 +80,7 @@ import numpy as np
 from rummy_env import Engine, Rules
 
 ROWS = ("engine", "fused", "aec", "aec-hand", "variants", "gambit", "openspiel", "openspiel-rummy", "rlcard")
-# the "variants" row: a heavy mix of RULES §8 switches (windows between turns, 4-card runs, lay-offs after
+# the "variants" row: a heavy mix of docs/rules.md §8 switches (windows between turns, 4-card runs, lay-offs after
 # going out, draws of two) on the batched engine, at the largest batch, from a lock-step start
 HEAVY_MIX = Rules(players=3, meld_out_of_turn=True, min_run=4, hand_scoring="add_to_winner", stock_draw=2)
 # the "gambit" row: Dealer's Gambit (the power phase, the dealer's joker's searches, blocks; dealers_joker needs

@@ -26,7 +26,7 @@ from omegaconf import DictConfig, OmegaConf
 from agents import GameResults, make_agent, play_games, wilson_interval
 from experiments.cli import Number, check_numbers, hands_bar, logger, user_errors
 from rummy_env.records import RecordWriter
-from rummy_env.rules import Rules
+from rummy_env.rules import Rules, side_of
 
 log = logger("evaluate")
 NUMBERS = {
@@ -118,7 +118,8 @@ def seat_stats(results: GameResults) -> pd.DataFrame:
     others = (results.scores.sum(axis=1, keepdims=True) - results.scores) / (players - 1)
     if results.partnership:
         sides = results.side_scores()
-        others = results.scores - (sides[:, [0, 1, 0, 1]] - sides[:, [1, 0, 1, 0]]) / 2
+        own = side_of(np.arange(players))
+        others = results.scores - (sides[:, own] - sides[:, 1 - own]) / 2
     return pd.DataFrame(
         {
             "game": np.repeat(np.arange(games), players),

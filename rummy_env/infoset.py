@@ -4,7 +4,7 @@ A seat sees its own hand, the discard pile, the table, the cards out of play
 (``dealers_joker``), every hand's size and the cards each other seat is known to
 hold (``State.known``: taken from the pile, still held). The *unseen* cards are
 the deck minus all of these, and minus the dealer's joker while it is set apart
-(RULES §8.8); they lie in the other seats' unknown hand slots and in the stock,
+(docs/rules.md §8.8); they lie in the other seats' unknown hand slots and in the stock,
 in an order the seat cannot know. The dealer naming the power of the dealer's
 joker (phase ``"power"``) names it blind: their own hand is unseen too.
 
@@ -67,7 +67,7 @@ def unseen_counts(spec: GameSpec, s: State, games: np.ndarray, seats: Any = None
     table[:, JOKER] = s.table_jokers[games].sum(axis=1)  # jokers on the table now, wherever they were placed
     seen = seen_hands(spec, s, games, seats).sum(axis=1)
     unseen = spec.counts[None, :].astype(np.int64) - seen - pile - table
-    if spec.rules.dealers_joker:  # RULES §8.8: cards out of play, and the dealer's joker while it is apart
+    if spec.rules.dealers_joker:  # docs/rules.md §8.8: cards out of play, and the dealer's joker while it is apart
         unseen -= s.dj[games, OUT_OF_PLAY:].astype(np.int64)
         dj = s.dj[games]
         wild_on_table = (dj[:, DJ_USED] > 0) & (dj[:, DJ_POWER] == 0)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 import numpy as np
 
@@ -47,18 +46,18 @@ def run_is_valid(lo: int, length: int, around_corner: bool, min_run: int = 3) ->
     return around_corner or lo + length - 1 <= NUM_RANKS
 
 
-def run_low_ok(lo: Any, length: Any, around_corner: bool) -> Any:
-    """Whether a run (arrays allowed) can be extended below its low card."""
+def run_low_ok(lo: int, length: int, around_corner: bool) -> bool:
+    """Whether a run can be extended below its low card (docs/rules.md §3); the kernels compile this function."""
     if around_corner:
         return length < MAX_RUN
-    return (lo >= 1) & ~((lo == 1) & (lo + length - 1 == NUM_RANKS))
+    return lo >= 1 and not (lo == 1 and lo + length - 1 == NUM_RANKS)
 
 
-def run_high_ok(lo: Any, length: Any, around_corner: bool) -> Any:
-    """Whether a run (arrays allowed) can be extended above its high card."""
+def run_high_ok(lo: int, length: int, around_corner: bool) -> bool:
+    """Whether a run can be extended above its high card (docs/rules.md §3); the kernels compile this function."""
     if around_corner:
         return length < MAX_RUN
-    return (lo + length <= NUM_RANKS) & ~((lo + length == NUM_RANKS) & (lo == ACE))
+    return lo + length <= NUM_RANKS and not (lo + length == NUM_RANKS and lo == ACE)
 
 
 def group_pattern_cards(rank: int, missing_suit: int) -> list[int]:

@@ -62,7 +62,7 @@ def render_table(
 
 
 def blind(sd: dict, p: int) -> bool:
-    """Whether seat ``p`` holds its hand unseen (RULES §8.8: the dealer names the joker's power blind)."""
+    """Whether seat ``p`` holds its hand unseen (docs/rules.md §8.8: the dealer names the joker's power blind)."""
     return sd["phase"] == "power" and p == sd["dealer"]
 
 

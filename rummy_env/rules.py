@@ -9,6 +9,15 @@ from typing import Any
 
 from .cards import NUM_NATURAL
 
+SIDES = 2  # partnership: two sides of two players
+
+
+def side_of(seat: Any) -> Any:
+    """The side of ``seat`` (a seat number or an array of them) under ``partnership``: seats 0 and 2 play against
+    seats 1 and 3 (docs/rules.md §8.1). The engine's kernels compile this same function."""
+    return seat % SIDES
+
+
 CHOICES = {
     "card_values": ("standard", "5-10-15", "ace_15", "ace_25", "four_aces_100"),
     "rummy_calls": ("pile", "last_discard", "off"),

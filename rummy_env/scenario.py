@@ -20,10 +20,8 @@ import numpy as np
 
 from .actions import DJ_TEXT, POWERS
 from .cards import (
-    ACE,
     CARD_RANK,
     CARD_SUIT,
-    FOUR_ACES_ACE,
     JOKER,
     JOKER_TEXT,
     NUM_KINDS,
@@ -57,8 +55,9 @@ from .engine.state import (
     empty_state,
 )
 from .engine.step import begin_draw
-from .engine.table import refresh_accepts
+from .engine.table import meld_points, refresh_accepts
 from .melds import GROUP, GROUP_JOKER_SLOT, JOKERS, MAX_GROUP, RUN, run_is_valid
+from .rules import side_of
 
 SCENARIO_KEYS = ("hands", "discard", "stock", "melds", "current_player", "scores", "dealer")
 STATE_KEYS = (
@@ -285,25 +284,18 @@ def _parse_run(spec: GameSpec, placed: list[tuple[int, int]], owners: list[int],
     return {"kind": RUN, "suit": suits.pop(), "lo": lo, "placed": placed, "owners": owners, "by": owner}
 
 
-def _card_value(spec: GameSpec, meld: dict, position: int, kind: int, stands: int) -> int:
-    joker = kind == JOKER
-    if joker and not spec.rules.dealers_joker:
-        return spec.table.joker_value
-    if joker:  # RULES §8.8: a joker on the table counts as the card it stands for
-        kind = stands if meld["kind"] == RUN else int(meld["rank"])
-    low_ace = meld["kind"] == RUN and position == 0 and CARD_RANK[kind] == ACE and meld["lo"] == ACE
-    four_aces = meld["kind"] == GROUP and meld["rank"] == ACE and len(meld["placed"]) == MAX_GROUP and not joker
-    if four_aces and spec.rules.card_values == "four_aces_100":
-        return FOUR_ACES_ACE
-    return spec.table.low_ace if low_ace else int(spec.table.values[kind])
-
-
 def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
-    """Store a parsed meld in meld slot ``slot`` of game 0; returns each owner's points from it."""
+    """Store a parsed meld in meld slot ``slot`` of game 0; returns each owner's points from it (as the kernels
+    score each card where it stands, ``engine.table.meld_points``)."""
     points = [0] * spec.players
     s.meld_kind[0, slot] = meld["kind"]
     s.meld_by[0, slot] = meld["by"]
     s.meld_len[0, slot] = len(meld["placed"])
+    if meld["kind"] == RUN:
+        s.meld_suit[0, slot], s.meld_lo[0, slot] = meld["suit"], meld["lo"]
+    elif meld["kind"] == GROUP:
+        s.meld_rank[0, slot] = meld["rank"]
+    wheres = []
     jokers_seen = 0
     for position, ((kind, stands), owner) in enumerate(zip(meld["placed"], meld["owners"], strict=False)):
         if meld["kind"] == RUN:
@@ -323,11 +315,10 @@ def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
         if position == meld["dj"]:  # the dealer's joker scores 0
             s.dj[0, DJ_AT], s.dj[0, DJ_SLOT] = slot, where
             continue
-        points[owner] += _card_value(spec, meld, position, kind, stands)
-    if meld["kind"] == RUN:
-        s.meld_suit[0, slot], s.meld_lo[0, slot] = meld["suit"], meld["lo"]
-    elif meld["kind"] == GROUP:
-        s.meld_rank[0, slot] = meld["rank"]
+        wheres.append((where, owner))
+    slot_points = meld_points(spec, s, 0, slot)
+    for where, owner in wheres:
+        points[owner] += int(slot_points[where])
     if meld["double"]:
         s.meld_double[0, slot] = True
         points = [2 * p for p in points]
@@ -477,8 +468,9 @@ def _check_gambit(spec: GameSpec, s: State, melds: list[dict]) -> None:
 
 
 def side_scores(spec: GameSpec, scores: Any) -> list[int]:
-    """The sides' cumulative scores (``partnership``: seats 0 + 2, then 1 + 3)."""
-    return [int(scores[side]) + int(scores[side + 2]) for side in range(spec.rules.sides)]
+    """The sides' cumulative scores (``partnership``: seats 0 + 2, then 1 + 3; ``rules.side_of``)."""
+    seats = range(spec.players)
+    return [sum(int(scores[p]) for p in seats if side_of(p) == side) for side in range(spec.rules.sides)]
 
 
 def hands_played(s: State, g: int) -> int:

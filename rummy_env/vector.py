@@ -48,7 +48,7 @@ from .actions import PASS
 from .engine import Engine
 from .env import OBS_BOUND
 from .opponents import Opponent, act_all, check_opponents
-from .rules import Rules
+from .rules import Rules, side_of
 
 
 class RummyVecEnv(VecEnv):
@@ -226,7 +226,7 @@ class RummyVecEnv(VecEnv):
         """``bool [games]`` the seat to act is the learner's (with ``team``: either seat of the learner's side)."""
         current = self.engine.current_player
         if self.team:
-            return current % 2 == self.learner % 2
+            return side_of(current) == side_of(self.learner)
         return current == self.learner
 
     def _acting_learner(self) -> np.ndarray:

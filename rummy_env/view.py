@@ -15,6 +15,7 @@ from .engine.spec import GameSpec
 from .engine.state import State
 from .melds import RUN
 from .render import hand_shown
+from .rules import side_of
 from .scenario import state_dict
 
 SPECTATOR = None
@@ -48,7 +49,7 @@ def table_view(
                 "melded": sd["melded_points"][p],
                 "hand_score": None if sd["hand_scores"] is None else sd["hand_scores"][p],
                 "floating": sd["floating"][p],
-                "side": p % rules.sides if rules.partnership else None,  # RULES §8.1: seats 0+2, 1+3
+                "side": side_of(p) if rules.partnership else None,
             }
         )
     melds = [_meld_view(s, g, m, meld) for m, meld in enumerate(sd["melds"])]

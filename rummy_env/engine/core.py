@@ -18,9 +18,7 @@ from .piles import mix64
 from .spec import game_spec
 from .state import GAME_OVER, State
 
-PARALLEL_MIN = 1024  # games from which masks, steps and observations are split across threads: handing work to
-# a thread costs ~70 us per call on the 2-core VM (two wake-ups), so two threads only pay from about 1,000 games
-# (random play, agent-steps/s, 1 thread vs 2: 512 games 368k vs 388k, 1024 364k vs 426k, 2048 323k vs 401k)
+PARALLEL_MIN = 1024  # games from which masks, steps and observations are split across threads (benchmarks/NOTES.md)
 _pool: ThreadPoolExecutor | None = None  # the threads that run an engine's chunks after the first
 
 

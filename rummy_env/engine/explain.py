@@ -183,13 +183,13 @@ def _placement_reason(spec, s, g, kind, arg, hand) -> str | None:
         if not table.enabled[arg]:
             return "that run goes around the corner (K-A-2), legal only with ace_around_corner"
         lacking = [card_str(c) for c in table.cards[arg] if c >= 0 and hand[c] == 0]
-        if lacking and groups_only:
+        if len(lacking) <= min(jokers, int(table.max_lacking[arg])):  # the play mask's test (search.play_mask_core)
+            return None
+        if groups_only:
             return f'you lack {" ".join(lacking)} (jokers are not wild under joker_mode="groups_only")'
         if len(lacking) > jokers:
             return f"you lack {' '.join(lacking)} and hold {jokers} joker(s)"
-        if table.is_group[arg] and len(lacking) == 3:
-            return "a group needs at least one natural card"
-        return None
+        return "a group needs at least one natural card"
     if kind in (LAYOFF_RUN, LAYOFF_GROUP) and hand[arg] == 0:
         return f"you do not hold {card_str(arg)}"
     if kind in (JOKER_RUN, JOKER_GROUP) and jokers == 0:
@@ -207,7 +207,7 @@ def _placement_reason(spec, s, g, kind, arg, hand) -> str | None:
 
 
 def _persian_reason(spec, s, g, kind, arg, hand) -> str | None:
-    """Groups of four and groups of jokers (RULES §8.2)."""
+    """Groups of four and groups of jokers (docs/rules.md §8.2)."""
     jokers = int(hand[JOKER])
     if kind == MELD_JOKERS and jokers < 3 + arg:
         return f"a group of {3 + arg} jokers needs {3 + arg} jokers; you hold {jokers}"
@@ -225,7 +225,7 @@ def _persian_reason(spec, s, g, kind, arg, hand) -> str | None:
 
 
 def _gambit_reason(spec: GameSpec, s: State, g: int, kind: int, arg: int, seat: int) -> str | None:
-    """Dealer's Gambit: who may use or block the dealer's joker, and when (RULES §8.8)."""
+    """Dealer's Gambit: who may use or block the dealer's joker, and when (docs/rules.md §8.8)."""
     power, dealer, hand = int(s.dj[g, DJ_POWER]), int(s.dealer[g]), s.hand[g, seat]
     gone = bool(s.dj[g, DJ_USED]) or bool(s.dj[g, DJ_BLOCKED])
     if kind == BLOCK:

@@ -11,7 +11,7 @@ from ..cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..melds import SLOTS
 
 DRAW_PHASE, PLAY_PHASE, RUMMY_PHASE, GAME_OVER = 0, 1, 2, 3
-OPENING_PHASE, OUT_OF_TURN_PHASE, LAY_OFF_PHASE, POWER_PHASE = 4, 5, 6, 7  # the variants' phases (RULES §8)
+OPENING_PHASE, OUT_OF_TURN_PHASE, LAY_OFF_PHASE, POWER_PHASE = 4, 5, 6, 7  # the variants' phases (docs/rules.md §8)
 PHASE_NAMES = ("draw", "play", "rummy", "game_over", "opening", "out_of_turn", "lay_off_after_out", "power")
 NOBODY = -1
 DJ_POWER, DJ_USED, DJ_BLOCKED, DJ_AT, DJ_SLOT, OUT_OF_PLAY = range(6)  # columns of State.dj (53 out of play)

@@ -116,10 +116,17 @@ def test_maskable_ppo_learns_on_the_vec_env():
 
 
 def test_self_play_learns():
+    import torch
     from sb3_contrib import MaskablePPO
 
     env = RummyVecEnv(num_games=2, self_play=True, seed=0)
-    MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu").learn(256)
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(256)
+    assert model.num_timesteps >= 256
+    after = list(model.policy.parameters())
+    assert any(not torch.equal(a, b) for a, b in zip(before, after, strict=True)), "no gradient step changed it"
+    assert all(torch.isfinite(p).all() for p in after)
 
 
 def test_gym_env_passes_check_env():

@@ -1,5 +1,5 @@
-"""Agents at a partnership table (RULES §8.1): heuristics play legally, results and the evaluation report per side,
-the strategic discard ignores the partner, and the VecEnv's team option plays both seats of a side."""
+"""Agents at a partnership table (docs/rules.md §8.1): heuristics play legally, results and the evaluation report per
+side, the strategic discard ignores the partner, and the VecEnv's team option plays both seats of a side."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_heuristics_play_partnership_games(name):
 
 @pytest.mark.parametrize("overrides", [{}, {"joker_mode": "wild"}, {"rummy_calls": "last_discard", "reward": "score"}])
 def test_heuristics_play_persian_games(overrides):
-    """RULES §8.2: random, greedy and strategic play whole Persian games legally (checked), seats mixed."""
+    """docs/rules.md §8.2: random, greedy and strategic play whole Persian games legally (checked), seats mixed."""
     rules = Rules.preset("persian", **overrides)
     agents = [make_agent(a, rules, seed=5) for a in ("random", "greedy", "strategic")]
     seats = np.array([[1, 2, 1, 2], [2, 1, 2, 1], [0, 2, 0, 1], [2, 0, 1, 0]])
@@ -72,15 +72,15 @@ def _persian_choice(agent_name, hand, melds=(), stock=()):
 
 @pytest.mark.parametrize("name", ["greedy", "strategic"])
 def test_heuristics_meld_four_at_once(name):
-    """RULES §8.2 four_of_a_kind_double: four sixes at once score 48, three and a lay-off 24: meld all four;
+    """docs/rules.md §8.2 four_of_a_kind_double: four sixes at once score 48, three and a lay-off 24: meld all four;
     four jokers likewise (160)."""
     assert _persian_choice(name, ["6C", "6D", "6H", "6S", "7H", "8H", "9H", "KC"]) == "meld 6C 6D 6H 6S"
     assert _persian_choice(name, ["JK", "JK", "JK", "JK", "7H", "8H", "9H", "KC"]) == "meld JK JK JK JK"
 
 
 def test_strategic_holds_three_jokers_while_the_fourth_may_come():
-    """RULES §8.2: three jokers score 60 now, four at once 160: strategic waits for the fourth (unseen) unless the
-    hand is ending, and never discards a joker; greedy melds them at once."""
+    """docs/rules.md §8.2: three jokers score 60 now, four at once 160: strategic waits for the fourth (unseen)
+    unless the hand is ending, and never discards a joker; greedy melds them at once."""
     hand = ["JK", "JK", "JK", "2C", "7D", "KC", "QH"]
     assert _persian_choice("greedy", hand) == "meld JK JK JK"
     choice = _persian_choice("strategic", hand)

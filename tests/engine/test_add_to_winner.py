@@ -1,4 +1,4 @@
-"""RULES §8.7 ``hand_scoring="add_to_winner"`` under random play: every invariant of ``TransitionChecker``
+"""docs/rules.md §8.7 ``hand_scoring="add_to_winner"`` under random play: every invariant of ``TransitionChecker``
 (the lay-offs after going out, hands added to the winner, the nobody-out rules), the window reached,
 batch independence, state_dict round trips mid-window and the heuristics playing it."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from rummy_env import Rules
 
-from .conftest import GameStats, make_env, play_checked_game, random_policy_action, random_rules
+from .helpers.games import GameStats, make_env, play_checked_game, random_policy_action, random_rules
 from .test_batch import assert_batch_independent
 from .test_state_dict import check_restore_at
 

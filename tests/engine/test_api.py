@@ -1,4 +1,4 @@
-"""The PettingZoo surface (SPEC "The PettingZoo environment", "Actions")."""
+"""The PettingZoo surface (docs/api.md "The PettingZoo environment", "Actions")."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pettingzoo.utils import wrappers
 import rummy_env
 from rummy_env import Rules
 
-from .conftest import ALL_NATURALS, RANKS, SUITS, agent, legal_ids, make_env
+from .helpers.games import legal_ids, make_env
+from .helpers.oracle import ALL_NATURALS, RANKS, SUITS, agent
 
 PLAYER_COUNTS = (2, 3, 4, 5, 8)
 
@@ -23,7 +24,7 @@ PLAYER_COUNTS = (2, 3, 4, 5, 8)
 @pytest.mark.parametrize("players", PLAYER_COUNTS)
 def test_pettingzoo_api_test(players):
     with warnings.catch_warnings():
-        # api_test suggests (but does not require) Box observations; SPEC mandates the classic-games dict.
+        # api_test suggests (but does not require) Box observations; docs/api.md mandates the classic-games dict.
         warnings.filterwarnings("ignore", message="Observation space for each agent probably")
         warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
         api_test(rummy_env.env(players=players), num_cycles=200)
@@ -139,7 +140,7 @@ ACTION_RULES = {
 
 
 def grammar_strings() -> set[str]:
-    """Every action string of the SPEC grammar that does not depend on pile depth."""
+    """Every action string of the docs/api.md grammar that does not depend on pile depth."""
     out = {"draw", "stop", "pass"}
     for r in RANKS:
         for missing in SUITS:

@@ -1,4 +1,5 @@
-"""Every bad input raises ``ValueError`` whose message names the problem (SPEC: cards, Rules, scenarios, actions)."""
+"""Every bad input raises ``ValueError`` whose message names the problem (docs/api.md: cards, Rules, scenarios,
+actions)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import rummy_env
 from rummy_env import Engine, Rules
 from rummy_env.records import read_records
 
-from .conftest import make_env
+from .helpers.games import make_env
 
 # --------------------------------------------------------------------------- card strings
 BAD_CARDS = ["1H", "ZZ", "T", "", None, "11H", "AX", "JKX", "10", "H", 5]

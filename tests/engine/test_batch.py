@@ -1,4 +1,4 @@
-"""The batched ``Engine``: games are independent, auto-reset and ``max_steps`` (SPEC "The vectorised engine")."""
+"""The batched ``Engine``: games are independent, auto-reset and ``max_steps`` (docs/api.md "The batched engine")."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import rummy_env
 from rummy_env import Engine, Rules
 from rummy_env.engine.core import PARALLEL_MIN
 
-from .conftest import dealt_hand_size, engine_state_dict, make_env
+from .helpers.games import engine_state_dict, make_env
+from .helpers.oracle import dealt_hand_size
 
 BATCH_RULES = {
     "2p-default": Rules(),

@@ -1,4 +1,4 @@
-"""RULES §8.8 ``dealers_joker`` (Dealer's Gambit) under random play: every invariant of ``TransitionChecker``
+"""docs/rules.md §8.8 ``dealers_joker`` (Dealer's Gambit) under random play: every invariant of ``TransitionChecker``
 (the power phase, the dealer's joker counted once wherever it is, splits and blocks, doubled melds, jokers
 worth 0 in hand), batch independence, state_dict round trips in the power phase and with a doubled meld, the
 PettingZoo tests of the preset, and the heuristics playing whole games."""
@@ -15,7 +15,14 @@ from pettingzoo.test import api_test, seed_test
 import rummy_env
 from rummy_env import Rules
 
-from .conftest import GameStats, make_env, play_checked_game, random_policy_action, random_rules, run_batched_checked
+from .helpers.games import (
+    GameStats,
+    make_env,
+    play_checked_game,
+    random_policy_action,
+    random_rules,
+    run_batched_checked,
+)
 from .test_batch import assert_batch_independent
 from .test_state_dict import check_restore_at
 
@@ -60,8 +67,8 @@ def test_random_play_uses_every_power_split_and_block():
 
 
 def test_random_play_under_runs_of_four_melds_four_card_runs_with_the_dealers_joker():
-    """RULES §8.5 with §8.8: the invariant runs (a new run with the dealer's joker has four cards, checked at every
-    offered action) meld with the dealer's joker and double melds."""
+    """docs/rules.md §8.5 with §8.8: the invariant runs (a new run with the dealer's joker has four cards, checked at
+    every offered action) meld with the dealer's joker and double melds."""
     stats = GameStats()
     for seed in range(12):
         play_checked_game(

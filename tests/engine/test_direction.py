@@ -1,4 +1,4 @@
-"""``direction=-1`` (RULES §8.8) as a whole: a counterclockwise game is the mirror image of a clockwise one.
+"""``direction=-1`` (docs/rules.md §8.8) as a whole: a counterclockwise game is the mirror image of a clockwise one.
 
 Under ``direction=-1`` the first dealer is the seat before player_0 and card ``i`` of the shuffle goes to
 seat ``-i mod n`` (clockwise: ``i mod n``), so with the same seed and the same moves the counterclockwise
@@ -20,7 +20,7 @@ from pettingzoo.test import api_test, seed_test
 import rummy_env
 from rummy_env import Rules
 
-from .conftest import make_env, random_rules
+from .helpers.games import make_env, random_rules
 
 
 def mirror(seat: int, n: int) -> int:

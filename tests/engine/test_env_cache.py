@@ -10,7 +10,8 @@ import pytest
 import rummy_env
 from rummy_env import Rules
 
-from .conftest import agent, legal_ids, make_env
+from .helpers.games import legal_ids, make_env
+from .helpers.oracle import agent
 
 
 class CountingEngine:

@@ -1,12 +1,12 @@
-"""Invariants of random legal play across every rules switch (SPEC / RULES as a whole).
+"""Invariants of random legal play across every rules switch (docs/api.md and docs/rules.md as a whole).
 
-After every step (see ``TransitionChecker`` in conftest): each card of the deck
+After every step (see ``TransitionChecker`` in helpers/transitions.py): each card of the deck
 is in exactly one place; the agent to act has a non-empty mask and every other
 agent an all-zero one; the chosen action is plausible from the state_dict alone
 and does what it says; rewards sum to zero (and are zero mid-hand); the melded
 points match the melds on the table; at each hand end the hand scores equal
 melded minus in-hand values computed here from the previous state, scores
-accumulate, and the game ends exactly when RULES §7 says. On sampled steps:
+accumulate, and the game ends exactly when docs/rules.md §7 says. On sampled steps:
 every masked-in action is accepted, unmasked ones are refused, and positions
 differing only in hidden cards / stock order look the same to every observer.
 
@@ -24,15 +24,9 @@ from hypothesis import strategies as st
 
 from rummy_env import Engine, Rules
 
-from .conftest import (
-    ALL_ACTION_KINDS,
-    ALL_NATURALS,
-    CHOICE_FIELDS,
-    FLAG_FIELDS,
+from .helpers.games import (
     GameStats,
-    agent,
     check_hidden_information,
-    deck_counter,
     play_checked_game,
     random_rules,
     restored,
@@ -40,6 +34,8 @@ from .conftest import (
     run_batched_checked,
     verb_weights,
 )
+from .helpers.oracle import ALL_NATURALS, CHOICE_FIELDS, FLAG_FIELDS, agent, deck_counter
+from .helpers.transitions import ALL_ACTION_KINDS
 
 # --------------------------------------------------------------------------- default (fast) runs
 
@@ -65,7 +61,7 @@ def test_hypothesis_rules_and_seeds(rules, seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_out_of_turn_games_keep_the_invariants(seed):
-    """RULES §8.6 with other switches drawn at random: every invariant holds through the out-of-turn windows."""
+    """docs/rules.md §8.6 with other switches drawn at random: every invariant holds through the out-of-turn windows."""
     rules = random_rules(random.Random(7000 + seed), meld_out_of_turn=True, players=2 + seed, target_score=100)
     stats = GameStats()
     for game in range(2):
@@ -75,7 +71,7 @@ def test_out_of_turn_games_keep_the_invariants(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_counterclockwise_games_keep_the_invariants(seed):
-    """RULES §8.8 direction -1 with other switches drawn at random: deals, turns, windows and the passing of the
+    """docs/rules.md §8.8 direction -1 with other switches drawn at random: deals, turns, windows and the passing of the
     deal go counterclockwise (the checker re-derives each) and every invariant holds over several hands."""
     rules = random_rules(random.Random(8000 + seed), direction=-1, players=3 + seed, target_score=100, episode="game")
     stats = GameStats()
@@ -124,7 +120,7 @@ def _variants(reward: str) -> list[Rules]:
 
 @pytest.mark.parametrize("reward", ["win", "score"])
 def test_rewards_sum_exactly_to_zero(reward):
-    """SPEC Rewards sum to zero: the engine's ``float64`` rewards of every step of random play
+    """docs/api.md "Rewards" sum to zero: the engine's ``float64`` rewards of every step of random play
     sum to 0 up to 1e-12 in each game, under every switch (issue: float32 sums were ~1e-8 off)."""
     rng = np.random.default_rng(5)
     ends = 0

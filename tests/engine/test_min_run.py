@@ -1,4 +1,4 @@
-"""RULES §8.5 (``min_run: 4``) under random play: every invariant of ``TransitionChecker`` (a new run has
+"""docs/rules.md §8.5 (``min_run: 4``) under random play: every invariant of ``TransitionChecker`` (a new run has
 four cards), 4-card runs really played, batch independence, state_dict round trips, the layout and the
 heuristics playing it."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from rummy_env import Rules
 
-from .conftest import GameStats, make_env, play_checked_game, random_policy_action, random_rules
+from .helpers.games import GameStats, make_env, play_checked_game, random_policy_action, random_rules
 from .test_batch import assert_batch_independent
 from .test_state_dict import check_restore_at
 

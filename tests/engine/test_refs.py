@@ -7,18 +7,31 @@ many would free it under a live engine.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from rummy_env import Rules
-from rummy_env.engine import Engine
+from rummy_env.engine import Engine, core
 
 
 def _counts(eng: Engine) -> tuple[int, ...]:
     return tuple(ref._meminfo.refcount for ref in (eng._kstate, eng._kspec, eng._ref))
 
 
-def test_kernel_calls_leave_reference_counts_alone():
-    for games in (1, 300):  # serial and threaded entry points
+def test_kernel_calls_leave_reference_counts_alone(monkeypatch):
+    threads: set[str] = set()
+
+    def in_threads(run, chunks):
+        def noted(*chunk):
+            threads.add(threading.current_thread().name)
+            run(*chunk)
+
+        serial_in_threads(noted, chunks)
+
+    serial_in_threads = core._in_threads
+    monkeypatch.setattr(core, "_in_threads", in_threads)
+    for games in (1, core.PARALLEL_MIN):  # serial and threaded entry points
         eng = Engine(Rules(players=3), num_games=games, seed=1)
         before = _counts(eng)
         for _ in range(5):
@@ -29,6 +42,9 @@ def test_kernel_calls_leave_reference_counts_alone():
         small.step_and_observe(small.legal_mask().argmax(axis=1))
         assert _counts(eng) == before == (1, 1, 1)
         assert _counts(small) == (1, 1, 1)
+        if games >= core.PARALLEL_MIN and eng._work.threads > 1:  # the threaded entry points ran on the pool too
+            assert any(name.startswith("rummy-env") for name in threads), threads
+    assert threads, "no batch ran through the threaded entry points"
 
 
 def test_engines_share_nothing_that_one_of_them_frees():

@@ -1,6 +1,6 @@
-"""RULES §8.3-8.7's simple switches under random play: every invariant of ``TransitionChecker``
+"""docs/rules.md §8.3-8.7's simple switches under random play: every invariant of ``TransitionChecker``
 (draws of two, the opening discard, ``skip``, the scoring switches and the dealer re-derived in
-conftest), batch independence, state_dict round trips and the heuristics playing each switch."""
+helpers.transitions), batch independence, state_dict round trips and the heuristics playing each switch."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import rummy_env
 from rummy_env import Rules
 
-from .conftest import GameStats, make_env, play_checked_game, random_policy_action
+from .helpers.games import GameStats, make_env, play_checked_game, random_policy_action
 from .test_batch import assert_batch_independent
 from .test_state_dict import check_restore_at
 

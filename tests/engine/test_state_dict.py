@@ -1,4 +1,5 @@
-"""``state_dict()`` -> ``reset(options={"scenario": sd})`` restores a position exactly (SPEC "save/load of positions").
+"""``state_dict()`` -> ``reset(options={"scenario": sd})`` restores a position exactly (docs/api.md "Scenarios and
+state_dict").
 
 Positions are taken at random points of random games (every phase: draw,
 play with an obliged card, the "Rummy!" window, floating, the card taken from
@@ -21,7 +22,7 @@ import pytest
 import rummy_env
 from rummy_env import Rules
 
-from .conftest import make_env, random_policy_action, restored
+from .helpers.games import make_env, random_policy_action, restored
 
 VARIANTS = {
     "default": Rules(),

@@ -1,4 +1,4 @@
-"""Team play (RULES §8.1 and Persian Rummy §8.2) across the public surface: PettingZoo's api_test and
+"""Team play (docs/rules.md §8.1 and Persian Rummy §8.2) across the public surface: PettingZoo's api_test and
 seed_test, random-play invariants (zero-sum per side, card conservation with 56 cards), batch independence and
 state_dict round trips."""
 
@@ -14,7 +14,7 @@ from pettingzoo.test import api_test, seed_test
 import rummy_env
 from rummy_env import Engine, Rules
 
-from .conftest import GameStats, play_checked_game, run_batched_checked
+from .helpers.games import GameStats, play_checked_game, run_batched_checked
 from .test_batch import run_batch
 from .test_state_dict import check_restore_at
 
@@ -50,7 +50,8 @@ def test_pettingzoo_seed_test(name):
 
 @pytest.mark.parametrize("name", TEAM_RULES)
 def test_random_games_keep_every_invariant(name):
-    """Every step checked by the conftest ``TransitionChecker`` (side winners, side rewards, bonuses, deals)."""
+    """Every step checked by the ``TransitionChecker`` of helpers.transitions (side winners, side rewards,
+    bonuses, deals)."""
     stats = GameStats()
     for seed in range(3):
         rules = TEAM_RULES[name]
@@ -74,7 +75,7 @@ def test_batched_random_play(name):
 
 @pytest.mark.parametrize("name", PRESETS)
 def test_side_rewards_are_equal_within_a_side_and_zero_sum(name):
-    """SPEC: both players of a side get the side's reward; rewards sum to zero across players."""
+    """docs/api.md: both players of a side get the side's reward; rewards sum to zero across players."""
     rules = TEAM_RULES[name]
     eng = Engine(rules, num_games=16, seed=3)
     rng = np.random.default_rng(0)
@@ -102,8 +103,8 @@ def test_batched_games_equal_games_played_alone(name):
 
 
 def test_persian_random_play_reaches_joker_groups_and_doubles():
-    """RULES §8.2 under random play: groups of jokers, the fourth joker laid off and doubled groups of four all
-    happen, and every table meld is a legal Persian meld (checked step by step by the conftest checker)."""
+    """docs/rules.md §8.2 under random play: groups of jokers, the fourth joker laid off and doubled groups of four all
+    happen, and every table meld is a legal Persian meld (checked step by step by the ``TransitionChecker``)."""
     stats = GameStats()
     eng = Engine(Rules.preset("persian"), num_games=64, seed=2)
     rng = np.random.default_rng(2)

@@ -97,7 +97,7 @@ def _num(x: float) -> str:
 
 def meld_text(meld: dict) -> str:
     """``0:6H,7H,JK=8H,9H/1``: the melder, then the cards, each laid-off card with its owner if different
-    (``x2``: a doubled group of four, RULES §8.2, or a meld doubled by the dealer's joker, §8.8)."""
+    (``x2``: a doubled group of four, docs/rules.md §8.2, or a meld doubled by the dealer's joker, §8.8)."""
     owners = meld.get("owners") or [meld["owner"]] * len(meld["cards"])
     cards = [c if o == meld["owner"] else f"{c}/{o}" for c, o in zip(meld["cards"], owners, strict=True)]
     return f"{meld['owner']}:" + ",".join(cards) + ("x2" if meld.get("double") else "")
@@ -128,7 +128,7 @@ def state_line(env, memory: dict) -> str:
         parts.append("melds=" + melds)
     if sd["obliged"]:
         parts.append(f"obliged={sd['obliged']}")
-    if sd["dealers_joker"] is not None:  # RULES §8.8: the power, then + used / ! blocked; the cards out of play
+    if sd["dealers_joker"] is not None:  # docs/rules.md §8.8: the power, then + used / ! blocked; the cards out of play
         dj = sd["dealers_joker"]
         parts.append(f"dj={dj['power'] or '-'}" + ("+" if dj["used"] else "") + ("!" if dj["blocked"] else ""))
         if sd["out_of_play"]:

@@ -28,7 +28,7 @@ from .conftest import play_recorded
 
 VALUES = {**{r: i + 1 for i, r in enumerate("A23456789")}, "A": 15, "T": 10, "J": 10, "Q": 10, "K": 10}
 
-WORKED_EXAMPLE = {  # RULES.md section 4
+WORKED_EXAMPLE = {  # docs/rules.md section 4
     "hands": [["2S", "4C", "5D", "8H", "JC", "KS", "KD"], ["3C", "9D", "TS"]],
     "discard": ["6C", "4H", "7S", "4D", "QH", "AC"],
 }

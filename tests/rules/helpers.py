@@ -79,7 +79,7 @@ def scenario(
     omit_stock=False,
     **extra,
 ) -> dict:
-    """A scenario dict (SPEC "reset(options={'scenario': S})").
+    """A scenario dict (docs/api.md "reset(options={'scenario': S})").
 
     The stock is ``stock_top`` (top first) followed by every remaining card of
     the configured deck in a fixed order, so each scenario accounts for the
@@ -212,7 +212,7 @@ def fresh(seed=0, **rules) -> Game:
 
 
 def owners_of(m: dict) -> list[int]:
-    """SPEC: a meld may carry "owners"; without it every card belongs to "owner"."""
+    """docs/api.md: a meld may carry "owners"; without it every card belongs to "owner"."""
     ow = m.get("owners")
     if ow is None:
         return [m["owner"]] * len(m["cards"])
@@ -242,7 +242,7 @@ def _ident(c: str):
 
 
 def meld_problem(cards, ace_around_corner=False, two_decks=False) -> str | None:
-    """Why a state_dict meld is not a legal meld of RULES §3 (None when it is)."""
+    """Why a state_dict meld is not a legal meld of docs/rules.md §3 (None when it is)."""
     if len(cards) < 3:
         return "fewer than 3 cards"
     ids = [_ident(c) for c in cards]
@@ -283,7 +283,7 @@ def meld_problem(cards, ace_around_corner=False, two_decks=False) -> str | None:
 
 
 def canon_state(sd: dict) -> dict:
-    """A state_dict with the orders the SPEC leaves open (hand order, group order) normalised."""
+    """A state_dict with the orders the docs/api.md leaves open (hand order, group order) normalised."""
     s = copy.deepcopy(sd)
     s["hands"] = [sorted(h) for h in s["hands"]]
     if s.get("known") is not None:

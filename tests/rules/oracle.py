@@ -1,7 +1,7 @@
-"""A brute-force reading of RULES §3–§5 for small positions, used to cross-check the masks.
+"""A brute-force reading of docs/rules.md §3–§5 for small positions, used to cross-check the masks.
 
 Scope: going_out="any", card_values="standard"; ace_around_corner via set_corner(). Card strings as in
-SPEC; table melds as in state_dict ("JK=8H" in runs, "JK" in groups), in melding order.
+docs/api.md; table melds as in state_dict ("JK=8H" in runs, "JK" in groups), in melding order.
 """
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ def draw_actions(
 
 
 def callable_depths(pile, melds, mode="pile") -> set[int]:
-    """Pile depths open to a "Rummy!" call (§5; SPEC "in one action without any hand card")."""
+    """Pile depths open to a "Rummy!" call (§5; docs/api.md "in one action without any hand card")."""
     by_depth = pile[::-1]
     out = set()
     for d, card in enumerate(by_depth):

@@ -1,6 +1,6 @@
-"""Masks cross-checked against a brute-force reading of RULES §3–§5 (tests/rules/oracle.py) on
+"""Masks cross-checked against a brute-force reading of docs/rules.md §3–§5 (tests/rules/oracle.py) on
 many small random positions: which draws/takes are offered (§4.1), which melds and lay-offs
-(§3, §4.2), what an obliged card allows (SPEC "After take D or rummy D … the next action must be
+(§3, §4.2), what an obliged card allows (docs/api.md "After take D or rummy D … the next action must be
 a meld or lay-off that uses the obliged card"), and which "Rummy!" calls (§5)."""
 
 import collections
@@ -189,9 +189,9 @@ MIN_ASPECTS = ["draw", "deep_take", "play", "play_on", "rummy", "rummy_last_disc
 
 @pytest.mark.parametrize("aspect", MIN_ASPECTS)
 def test_masks_match_brute_force_with_first_meld_minimum(aspect):
-    """§4.2 first_meld_minimum: 30 — SPEC: "counts the turn's melds and lay-offs together, binds
+    """§4.2 first_meld_minimum: 30 — docs/api.md: counts the turn's melds and lay-offs together, binds
     callers too, and the mask never offers an opening meld from which the turn cannot reach the
-    minimum" (takes too); the turn cannot end while an opening is short of it. 3 players, the
+    minimum (takes too); the turn cannot end while an opening is short of it. 3 players, the
     table melds belong to player_2 (opened); player_0 and player_1 have not opened.
     rummy_last_discard: a call is the caller's whole turn (one lay-off), so with a minimum of 10
     an unopened seat may call only a card whose lay-off scores 10 or more."""
@@ -281,7 +281,7 @@ def test_masks_match_brute_force_with_first_meld_minimum(aspect):
                 _check(g, exp, f"after rummy {d}, trial {trial}")
                 continue
             g.play("pass")
-        elif g.agent == "player_1":  # SPEC reading: the next player may be asked though unable to call
+        elif g.agent == "player_1":  # docs/api.md reading: the next player may be asked though unable to call
             _check(g, {"pass"}, f"rummy mask of player_1 (cannot call), trial {trial}")
             g.play("pass")
         assert g.agent == "player_2", f"trial {trial}"

@@ -1,4 +1,4 @@
-"""RULES.md §1 — players, deck, deal (plus SPEC's seats / first player / dealer points)."""
+"""docs/rules.md §1 — players, deck, deal (plus docs/api.md's seats / first player / dealer points)."""
 
 import collections
 
@@ -41,7 +41,7 @@ def test_auto_deck_and_deal_sizes(players, ndecks, hand):
     ],
 )
 def test_forced_decks_and_jokers(players, decks, jokers, total):
-    """§1: "`decks` may be forced to 1 or 2"; SPEC: `jokers_per_deck` (0..2)."""
+    """§1: "`decks` may be forced to 1 or 2"; docs/api.md: `jokers_per_deck` (0..2)."""
     kw = {"players": players, "jokers_per_deck": jokers}
     if decks is not None:
         kw["decks"] = decks
@@ -55,7 +55,7 @@ def test_forced_decks_and_jokers(players, decks, jokers, total):
 
 @pytest.mark.parametrize("players,hand_size", [(2, 7), (3, 10), (5, 13)])
 def test_hand_size_override(players, hand_size):
-    """SPEC `hand_size` (None = auto): a forced hand size is what is dealt."""
+    """docs/api.md `hand_size` (None = auto): a forced hand size is what is dealt."""
     sd = fresh(seed=2, players=players, hand_size=hand_size).sd()
     assert [len(h) for h in sd["hands"]] == [hand_size] * players
     assert len(sd["discard"]) == 1
@@ -63,7 +63,7 @@ def test_hand_size_override(players, hand_size):
 
 @pytest.mark.parametrize("players", [0, 1, 9])
 def test_player_count_out_of_range(players):
-    """§1: "2 to 8 players." — SPEC: invalid values raise ValueError naming the field."""
+    """§1: "2 to 8 players." — docs/api.md: invalid values raise ValueError naming the field."""
     with pytest.raises(ValueError) as ei:
         e = rummy_env.raw_env(players=players)
         e.reset(seed=0)
@@ -74,7 +74,7 @@ def test_player_count_out_of_range(players):
     "kw", [dict(players=8, decks=1), dict(players=4, decks=1, hand_size=14), dict(players=2, decks=1, hand_size=27)]
 )
 def test_deal_that_does_not_fit_the_deck_is_refused(kw):
-    """§1 + SPEC: "an invalid combination raises ValueError saying which field and why" —
+    """§1 + docs/api.md: an invalid combination raises ValueError saying which field and why —
     8×7 cards + the up card cannot come out of one 54-card deck."""
     with pytest.raises(ValueError):
         e = rummy_env.raw_env(**kw)
@@ -83,7 +83,7 @@ def test_deal_that_does_not_fit_the_deck_is_refused(kw):
 
 @pytest.mark.parametrize("players", range(2, 9))
 def test_fresh_reset_last_seat_deals_player_0_first(players):
-    """§1 "The player left of the dealer plays first"; SPEC "A fresh reset() makes the last seat
+    """§1 "The player left of the dealer plays first"; docs/api.md "A fresh reset() makes the last seat
     the dealer, so player_0 plays first."."""
     g = fresh(players=players, seed=5)
     sd = g.sd()
@@ -95,7 +95,7 @@ def test_fresh_reset_last_seat_deals_player_0_first(players):
 
 @pytest.mark.parametrize("players", [3, 5])
 def test_play_goes_clockwise(players):
-    """§1 "play goes clockwise"; SPEC "player_{i+1} sits to the left of player_i (mod n):
+    """§1 "play goes clockwise"; docs/api.md "player_{i+1} sits to the left of player_i (mod n):
     clockwise is increasing index"."""
     g = fresh(players=players, seed=7, rummy_calls="off")
     for turn in range(2 * players + 1):

@@ -1,4 +1,4 @@
-"""RULES.md §2 — card values (standard and the "5-10-15" variant)."""
+"""docs/rules.md §2 — card values (standard and the "5-10-15" variant)."""
 
 import pytest
 
@@ -21,7 +21,7 @@ MELDS = [
 def test_melded_card_values(card_values, hand, action, extra, std, alt):
     """§2: "2–10 face value; J, Q, K 10; A 15, except 1 when it is melded as the low card of a
     sequence (A-2-3…); Joker 15". Variant "5-10-15": "2–9 are 5, T J Q K are 10, jokers 15,
-    an ace 15, or 5 when low in a sequence." SPEC: around the corner "the ace counts 15"."""
+    an ace 15, or 5 when low in a sequence." docs/api.md: around the corner "the ace counts 15"."""
     g = start(
         hands=[hand, ["9D"]], discard=["QC"], stock_top=["4D"], card_values=card_values, rummy_calls="off", **extra
     )
@@ -58,8 +58,8 @@ def test_values_of_cards_left_in_hand(card_values, expected):
 
 
 def test_low_ace_stays_one_when_run_grows():
-    """SPEC: "An ace's value is fixed when it is placed: low in A-2-3 it stays 1 even if the run
-    later grows." (§2 ace 1 when low in a sequence)."""
+    """docs/api.md: An ace's value is fixed when it is placed: low in A-2-3 it stays 1 even if the run
+    later grows. (§2 ace 1 when low in a sequence)."""
     g = start(
         hands=[["AH", "2H", "3H", "4H"], ["9D"]], discard=["QC"], stock_top=["2C"], rummy_calls="off", episode="hand"
     )

@@ -1,4 +1,4 @@
-"""RULES.md §3 — laying off (and SPEC's "earliest melded meld takes it", "ace goes high")."""
+"""docs/rules.md §3 — laying off (and docs/api.md's "earliest melded meld takes it", "ace goes high")."""
 
 import collections
 
@@ -57,7 +57,7 @@ def test_worked_example_nine_on_the_group_then_ten_does_not_fit():
 
 
 def test_layoff_on_own_fresh_meld_same_turn():
-    """§3 "add cards to any meld on the table, yours or another player's"; SPEC "Longer melds are
+    """§3 "add cards to any meld on the table, yours or another player's"; docs/api.md "Longer melds are
     built in the same turn by laying off onto a fresh 3-card meld."."""
     g = start(hands=[["5C", "6C", "7C", "8C"], ["9D"]], discard=["QH"], stock_top=["2D"], rummy_calls="off")
     g.play("draw", "meld 5C 6C 7C", "layoff 8C run")
@@ -83,7 +83,7 @@ def test_layoff_must_fit():
 
 @pytest.mark.parametrize("first", ["high", "low"])
 def test_earliest_melded_meld_takes_the_card(first):
-    """SPEC Actions: "Where several table melds accept a lay-off, the earliest melded one takes
+    """docs/api.md Actions: "Where several table melds accept a lay-off, the earliest melded one takes
     it." — 8H fits both 5-6-7 and 9-T-J; the list order of melds is the melding order."""
     low = {"owner": 1, "cards": ["5H", "6H", "7H"]}
     high = {"owner": 1, "cards": ["9H", "TH", "JH"]}
@@ -98,7 +98,7 @@ def test_earliest_melded_meld_takes_the_card(first):
 
 
 def test_earliest_group_takes_the_card_two_decks():
-    """SPEC: "the earliest melded one takes it" (two equal groups of nines, two decks)."""
+    """docs/api.md: the earliest melded one takes it (two equal groups of nines, two decks)."""
     melds = [{"owner": 1, "cards": ["9C", "9D", "9S"]}, {"owner": 1, "cards": ["9C", "9D", "9S"]}]
     g = start(hands=[["9H", "2C"], ["5D"]], melds=melds, discard=["QS"], stock_top=["3D"], decks=2, rummy_calls="off")
     g.play("draw", "layoff 9H group")
@@ -107,7 +107,7 @@ def test_earliest_group_takes_the_card_two_decks():
 
 
 def test_ace_on_two_to_king_goes_high():
-    """SPEC: "A card that fits both ends of one run (an ace on 2…K) goes to the high end." (and so
+    """docs/api.md: A card that fits both ends of one run (an ace on 2…K) goes to the high end. (and so
     counts 15, §2)."""
     run = ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH"]
     g = start(

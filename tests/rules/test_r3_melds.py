@@ -1,4 +1,4 @@
-"""RULES.md §3 — melds: groups, sequences (runs) and jokers."""
+"""docs/rules.md §3 — melds: groups, sequences (runs) and jokers."""
 
 import collections
 
@@ -67,8 +67,8 @@ def test_two_decks_group_never_exceeds_four():
 
 def test_group_with_two_jokers_and_later_natural():
     """§3: "In a group the joker's suit need not be declared: 9♠ JK JK is a group of nines, and any
-    player may later lay off a natural nine of another suit to make four." SPEC: "9♠ JK JK may
-    be melded by any group string that names 9S"."""
+    player may later lay off a natural nine of another suit to make four." docs/api.md: 9♠ JK JK may
+    be melded by any group string that names 9S."""
     g = start(hands=[["9S", "JK", "JK", "3C"], ["9H", "KC"]], stock_top=["2D", "4S"], **FILLER)
     g.play("draw")
     L = g.legal()
@@ -100,7 +100,7 @@ def test_two_decks_group_jokers_block_duplicate_suit():
 
 
 def test_group_needs_a_natural_card_run_may_be_all_jokers():
-    """SPEC: "A group needs at least one natural card; a run may be all jokers (each one
+    """docs/rules.md: "A group needs at least one natural card; a run may be all jokers (each one
     declared)." (two decks: 4 jokers)."""
     g = start(hands=[["JK", "JK", "JK", "2D"], ["KC"]], stock_top=["8S"], decks=2, **FILLER)
     g.play("draw")
@@ -129,7 +129,7 @@ def test_four_kings_plus_joker_is_not_a_group(table, ok):
 
 @pytest.mark.parametrize("rank,table", [("9", ["9C", "9D", "9S"]), ("T", ["TC", "TD", "TS"])])
 def test_joker_layoff_on_group_names_rank(rank, table):
-    """SPEC Actions: "layoff JK as R group" — a joker standing for rank R on a group it fits."""
+    """docs/api.md Actions: "layoff JK as R group" — a joker standing for rank R on a group it fits."""
     g = start(hands=[["JK", "2D"], ["5C"]], melds=[{"owner": 1, "cards": table}], stock_top=["3C"], **FILLER)
     g.play("draw")
     g.refuse("layoff JK as 8 group")
@@ -142,7 +142,7 @@ def test_joker_layoff_on_group_names_rank(rank, table):
 # ----------------------------------------------------------------------------- runs
 def test_run_ace_low_or_high_listed_low_to_high():
     """§3: "Sequence (run): 3 or more consecutive cards of one suit. An ace is low (A-2-3) or high
-    (Q-K-A)". SPEC: "Runs list cards low to high as declared ("AH","2H","3H"; "QS","KS","AS")"."""
+    (Q-K-A)". docs/api.md: Runs list cards low to high as declared (AH","2H","3H"; "QS","KS","AS")"."""
     g = start(hands=[["AH", "2H", "3H", "QS", "KS", "AS"], ["9D"]], stock_top=["5C"], **FILLER)
     g.play("draw", "meld AH 2H 3H", "meld QS KS AS")
     runs = [m["cards"] for m in g.melds()]
@@ -152,7 +152,7 @@ def test_run_ace_low_or_high_listed_low_to_high():
 
 @pytest.mark.parametrize("corner", [False, True])
 def test_king_ace_two(corner):
-    """§3: "K-A-2 is invalid. Variant ace_around_corner: true allows K-A-2." SPEC: around the
+    """§3: "K-A-2 is invalid. Variant ace_around_corner: true allows K-A-2." docs/api.md: around the
     corner "KS","AS","2S", where the ace counts 15."""
     g = start(hands=[["KS", "AS", "2S"], ["9D"]], stock_top=["5C"], ace_around_corner=corner, **FILLER)
     g.play("draw")
@@ -205,8 +205,8 @@ def test_run_needs_consecutive_cards_of_one_suit():
     "action,cards", [("meld 6H 7H 8H", ["6H", "7H", "JK=8H"]), ("meld 5H 6H 7H", ["JK=5H", "6H", "7H"])]
 )
 def test_joker_in_run_is_declared(action, cards):
-    """§3: "The player declares what a joker stands for" (6 7 JK declared as 6-7-8); SPEC: "any of
-    these cards the player lacks is played by a joker standing for it", written "JK=8H"."""
+    """§3: "The player declares what a joker stands for" (6 7 JK declared as 6-7-8); docs/api.md: any of
+    these cards the player lacks is played by a joker standing for it, written "JK=8H"."""
     g = start(hands=[["6H", "7H", "JK"], ["9D"]], stock_top=["2C"], **FILLER)
     g.play("draw")
     assert {"meld 6H 7H 8H", "meld 5H 6H 7H"} <= g.legal()
@@ -215,7 +215,7 @@ def test_joker_in_run_is_declared(action, cards):
 
 
 def test_natural_card_is_used_when_held():
-    """SPEC: "any of these cards the player *lacks* is played by a joker" — holding 8H, the joker
+    """docs/api.md: any of these cards the player *lacks* is played by a joker — holding 8H, the joker
     stays in hand."""
     g = start(hands=[["6H", "7H", "8H", "JK"], ["9D"]], stock_top=["2C"], **FILLER)
     g.play("draw", "meld 6H 7H 8H")
@@ -258,7 +258,7 @@ def test_joker_may_duplicate_a_melded_card():
 
 def test_joker_layoff_on_run_only_at_a_free_end():
     """§3 "cards extending a sequence at either end"; a joker "must stand for a card that could
-    legally be there"; SPEC "layoff JK as C run"."""
+    legally be there"; docs/api.md "layoff JK as C run"."""
     g = start(
         hands=[["JK", "2C"], ["9D"]], melds=[{"owner": 1, "cards": ["6H", "7H", "8H"]}], stock_top=["3D"], **FILLER
     )

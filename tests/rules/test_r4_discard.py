@@ -1,11 +1,11 @@
-"""RULES.md §4.3 — the discard."""
+"""docs/rules.md §4 (3. Discard) — the discard."""
 
 from .helpers import start
 
 
 def test_card_taken_alone_from_top_cannot_be_discarded():
     """§4.3: "If you drew only the top card of the discard pile you must discard a different
-    card"; SPEC `top_taken`."""
+    card"; docs/api.md `top_taken`."""
     g = start(hands=[["2S", "4C", "5D"], ["9S"]], discard=["KC", "QH"], rummy_calls="off")
     g.play("take 0")
     assert g.sd()["top_taken"] == "QH"
@@ -14,8 +14,8 @@ def test_card_taken_alone_from_top_cannot_be_discarded():
 
 
 def test_two_decks_no_copy_of_the_top_card_either():
-    """SPEC: "The card taken alone by take 0 may not be discarded that turn (with two decks: no
-    copy of it)."."""
+    """docs/api.md: The card taken alone by take 0 may not be discarded that turn (with two decks: no
+    copy of it).."""
     g = start(hands=[["QH", "2S", "4C"], ["9S"]], discard=["KC", "QH"], decks=2, rummy_calls="off")
     g.play("take 0")
     g.exact({"discard 2S", "discard 4C"})
@@ -55,7 +55,7 @@ def test_discard_ends_the_turn_and_only_hand_cards_can_go():
 
 
 def test_meld_that_would_strand_the_top_card_is_refused():
-    """§4.3 "If you drew only the top card … you must discard a different card" + SPEC "The mask
+    """§4.3 "If you drew only the top card … you must discard a different card" + docs/api.md "The mask
     never leaves an agent with no legal action": after taking Q♥ alone, melding 5♥6♥7♥ would leave
     only Q♥, which can be neither discarded nor melded."""
     g = start(hands=[["5H", "6H", "7H"], ["9S"]], discard=["KC", "QH"], rummy_calls="off")
@@ -77,8 +77,8 @@ def test_going_out_by_melding_after_taking_the_top_card():
 
 
 def test_going_out_by_melding_after_taking_a_joker_from_the_top():
-    """§6.1 going out by melding every card, after a top take (SPEC: "A joker in the pile is a card
-    like any other: it may be taken"): two jokers in hand, a third taken (two decks), meld all
+    """§6.1 going out by melding every card, after a top take (docs/api.md: A joker in the pile is a card
+    like any other: it may be taken): two jokers in hand, a third taken (two decks), meld all
     three as a run."""
     g = start(hands=[["JK", "JK"], ["9S"]], discard=["9H", "JK"], decks=2, rummy_calls="off", episode="hand")
     assert "take 0" in g.legal()

@@ -1,4 +1,4 @@
-"""RULES.md §4.1 — the draw: stock, top of the pile, deep takes and their variants."""
+"""docs/rules.md §4 (1. Draw) — the draw: stock, top of the pile, deep takes and their variants."""
 
 import collections
 
@@ -64,7 +64,7 @@ def test_worked_example_top_card_may_be_kept():
 
 
 def test_taken_cards_are_known_drawn_cards_are_not():
-    """SPEC observe/state: "the cards each opponent is known to hold (taken from the pile and not
+    """docs/api.md observe/state: "the cards each opponent is known to hold (taken from the pile and not
     yet melded or discarded)"; "Cards taken from the pile, the obliged one included, are in the
     taker's hand"; the stock card is "kept hidden from the others"."""
     g = _example()
@@ -115,7 +115,7 @@ def _layoff_take(hand, **rules):
 
 def test_deep_take_met_by_lay_off():
     """§4.1 deep take: "(b) immediately meld that deepest card, in a new meld or by laying it
-    off"; SPEC: "After take D … the next action must be a meld or lay-off that uses the obliged
+    off"; docs/api.md: "After take D … the next action must be a meld or lay-off that uses the obliged
     card"; §4.3 "if you took several, you may discard the card that was on top before"."""
     g = _layoff_take(["3S", "9C", "JD"])
     g.exact({"draw", "take 0", "take 1"})
@@ -128,7 +128,7 @@ def test_deep_take_met_by_lay_off():
 
 
 def test_obliged_card_comes_first():
-    """SPEC: "After take D … the next action must be a meld or lay-off that uses the obliged card"
+    """docs/api.md: "After take D … the next action must be a meld or lay-off that uses the obliged card"
     — an unrelated meld or a discard must wait."""
     g = _layoff_take(["9C", "9D", "9H", "2C"])
     g.play("take 1")
@@ -176,7 +176,7 @@ def test_take_top_requires_meld(top_rule):
 
 @pytest.mark.parametrize("new_meld", [False, True])
 def test_take_top_requires_meld_with_new_meld_rule(new_meld):
-    """SPEC: "take_requires_new_meld … covers a top-only take only when take_top_requires_meld is
+    """docs/api.md: "take_requires_new_meld … covers a top-only take only when take_top_requires_meld is
     on." — Q♥ only fits as a lay-off on 9-T-J♥."""
     g = start(
         hands=[["KS", "KD", "3D"], ["9S"]],
@@ -193,7 +193,7 @@ def test_take_top_requires_meld_with_new_meld_rule(new_meld):
 
 
 def test_take_requires_new_meld_does_not_touch_top_take():
-    """SPEC: take_requires_new_meld "covers a top-only take only when take_top_requires_meld is
+    """docs/api.md: take_requires_new_meld "covers a top-only take only when take_top_requires_meld is
     on" — alone, the top card stays free to take and keep."""
     g = start(hands=[["KS", "KD", "3D"], ["9S"]], discard=["2C", "QH"], take_requires_new_meld=True)
     g.play("take 0")
@@ -201,8 +201,8 @@ def test_take_requires_new_meld_does_not_touch_top_take():
 
 
 def test_joker_in_pile_can_be_the_obliged_card():
-    """SPEC: "A joker in the pile is a card like any other: it may be taken, be the obliged card,
-    or help form a called meld."."""
+    """docs/api.md: A joker in the pile is a card like any other: it may be taken, be the obliged card,
+    or help form a called meld.."""
     g = start(hands=[["5C", "6C", "9D"], ["9S"]], discard=["JK", "2C"])
     g.exact({"draw", "take 0", "take 1"})
     g.play("take 1")

@@ -1,4 +1,4 @@
-"""RULES.md §4.2 variant first_meld_minimum (SPEC: counts melds and lay-offs together, binds takes
+"""docs/rules.md §4 (2. Meld) variant first_meld_minimum (docs/api.md: counts melds and lay-offs together, binds takes
 and callers; the mask never offers an opening meld from which the turn cannot reach it)."""
 
 import pytest
@@ -28,7 +28,7 @@ def test_small_opening_meld_refused_when_minimum_unreachable(minimum):
 
 
 def test_opening_may_start_small_when_the_turn_can_reach_minimum():
-    """SPEC: "the mask never offers an opening meld from which the turn cannot reach the minimum";
+    """docs/api.md: the mask never offers an opening meld from which the turn cannot reach the minimum;
     the turn may not end (discard) before the minimum is reached."""
     g = start(hands=[["2H", "3H", "4H", "KC", "KD", "KS", "9C"], ["5D"]], discard=["QS"], stock_top=["5C"], **MIN)
     g.play("draw")
@@ -41,7 +41,7 @@ def test_opening_may_start_small_when_the_turn_can_reach_minimum():
 
 
 def test_minimum_counts_melds_and_layoffs_together():
-    """SPEC: "first_meld_minimum counts the turn's melds and lay-offs together" — 5♣5♦5♠ (15) +
+    """docs/api.md: first_meld_minimum counts the turn's melds and lay-offs together — 5♣5♦5♠ (15) +
     T♥ (10) + 6♥ (6) = 31 ≥ 30."""
     g = start(
         hands=[["5C", "5D", "5S", "TH", "6H", "2C"], ["9D"]],
@@ -59,7 +59,7 @@ def test_minimum_counts_melds_and_layoffs_together():
 
 
 def test_minimum_unreachable_with_layoffs_too():
-    """SPEC: melds and lay-offs together — 15 + 10 = 25 < 30 cannot open at all."""
+    """docs/api.md: melds and lay-offs together — 15 + 10 = 25 < 30 cannot open at all."""
     g = start(
         hands=[["5C", "5D", "5S", "TH", "2C"], ["9D"]],
         discard=["QS"],
@@ -90,7 +90,7 @@ def test_opened_player_melds_freely_next_turn():
 
 
 def test_opened_flag_from_scenario():
-    """SPEC: `opened` (per player, for first_meld_minimum) is accepted back in a scenario."""
+    """docs/api.md: `opened` (per player, for first_meld_minimum) is accepted back in a scenario."""
     g = start(
         hands=[["2H", "3H", "4H", "9C"], ["5D"]],
         discard=["QS"],
@@ -104,7 +104,7 @@ def test_opened_flag_from_scenario():
 
 @pytest.mark.parametrize("minimum", [0, 30])
 def test_minimum_binds_deep_takes(minimum):
-    """SPEC "first_meld_minimum (for takes…)": a deep take whose obliged meld cannot open is not
+    """docs/api.md "first_meld_minimum (for takes…)": a deep take whose obliged meld cannot open is not
     offered; 4♣4♦4♥ = 12 points."""
     g = start(
         hands=[["4C", "4D", "9S", "2C"], ["5D"]], discard=["4H", "KC"], first_meld_minimum=minimum, rummy_calls="off"
@@ -117,7 +117,7 @@ def test_minimum_binds_deep_takes(minimum):
 
 
 def test_deep_take_offered_when_the_turn_can_open():
-    """SPEC: takes bound by the minimum — 4♣4♦4♥ (12) + Q♣Q♦Q♠ (30) opens; discard waits."""
+    """docs/api.md: takes bound by the minimum — 4♣4♦4♥ (12) + Q♣Q♦Q♠ (30) opens; discard waits."""
     g = start(hands=[["4C", "4D", "QC", "QD", "QS", "2C"], ["5D"]], discard=["4H", "KC"], **MIN)
     g.play("take 1")
     g.exact({"meld 4C 4D 4H"})

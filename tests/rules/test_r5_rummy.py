@@ -1,4 +1,4 @@
-"""RULES.md §5 — calling "Rummy!" (and SPEC's "Rummy!" window, queue and action points)."""
+"""docs/rules.md §5 — calling "Rummy!" (and docs/api.md's "Rummy!" window, queue and action points)."""
 
 import numpy as np
 import pytest
@@ -50,7 +50,7 @@ def test_call_takes_melds_discards_and_play_continues_left_of_caller():
 
 
 def test_pass_lets_the_next_player_draw():
-    """SPEC Turn order: "if all pass, the next player draws as usual"."""
+    """docs/api.md Turn order: "if all pass, the next player draws as usual"."""
     g = _base("6H")
     g.play("p0:discard 6H", "p1:pass")
     assert g.agent == "player_1" and g.sd()["phase"] == "draw"
@@ -59,7 +59,7 @@ def test_pass_lets_the_next_player_draw():
 
 
 def test_no_window_when_nothing_can_be_called():
-    """SPEC: the window is "opened after a discard …, when at least one non-discarder could call"."""
+    """docs/api.md: the window is "opened after a discard …, when at least one non-discarder could call"."""
     g = _base("6H")
     g.play("p0:discard 2C")
     assert g.agent == "player_1" and g.sd()["phase"] == "draw"
@@ -97,7 +97,7 @@ def test_call_needs_a_meld_without_hand_cards():
 
 
 def test_joker_above_helps_form_the_called_meld():
-    """SPEC: a call is possible on a card that can be melded "in a 3-card meld with cards above it
+    """docs/api.md: a call is possible on a card that can be melded "in a 3-card meld with cards above it
     in the pile (jokers there count)"."""
     g = start(hands=[["7C", "2D", "3S"], ["2S", "9H", "KH"]], discard=["KD", "5C", "JK"], stock_top=["9S"])
     g.play("p0:draw", "p0:discard 7C")
@@ -110,7 +110,7 @@ def test_joker_above_helps_form_the_called_meld():
 
 
 def test_joker_can_be_the_called_card():
-    """SPEC: "A joker in the pile … may be taken, be the obliged card" — a joker that lays off on
+    """docs/api.md: A joker in the pile … may be taken, be the obliged card — a joker that lays off on
     7♥8♥9♥ can be called."""
     g = start(hands=[["2C", "3D", "4S"], ["3S", "9C", "QD"]], melds=[RUN_789H], discard=["KD", "JK"], stock_top=["6S"])
     g.play("p0:draw", "p0:discard 2C")
@@ -121,7 +121,7 @@ def test_joker_can_be_the_called_card():
 
 
 def test_called_card_may_then_be_melded_with_hand_cards():
-    """SPEC: "Once called, the caller may meld it with hand cards too."."""
+    """docs/api.md: Once called, the caller may meld it with hand cards too.."""
     g = _base("6H", p1=("6C", "6D", "2S"))
     g.play("p0:discard 6H", "p1:rummy 0")
     g.exact({"layoff 6H run", "meld 6C 6D 6H"})
@@ -163,7 +163,7 @@ def _four(current=0, opened=None, hands=None, **rules):
 
 
 def test_callers_asked_nearest_the_discarder_first():
-    """SPEC Turn order: "the players other than the discarder are asked one at a time, nearest the
+    """docs/api.md Turn order: "the players other than the discarder are asked one at a time, nearest the
     discarder first"; "if all pass, the next player draws as usual"."""
     g = _four(current=2)
     g.play("p3:pass", "p0:pass", "p1:pass")
@@ -172,7 +172,7 @@ def test_callers_asked_nearest_the_discarder_first():
 
 def test_first_call_wins_and_skipped_player_loses_turn():
     """§5: "Play then continues from the caller's left: the players between the discarder and the
-    caller lose that turn." SPEC "the first call wins"."""
+    caller lose that turn." docs/api.md "the first call wins"."""
     g = _four(current=0, hands=[["x"], ["5C", "9D"], ["QS", "JS", "TD"], ["2D", "4D"]])
     g.play("p1:pass", "p2:rummy 0", "p2:layoff 6H run", "p2:discard TD")
     assert g.agent == "player_3" and g.sd()["phase"] == "draw"
@@ -187,7 +187,7 @@ def test_last_asked_caller_two_players_lose_their_turn():
 
 
 def test_players_who_cannot_call_are_skipped():
-    """SPEC: "Asked in order from the discarder's left, skipping players who have no legal call" —
+    """docs/api.md: Asked in order from the discarder's left, skipping players who have no legal call —
     player_2 has not opened and cannot reach first_meld_minimum with 6♥."""
     g = _four(
         current=0,
@@ -202,7 +202,7 @@ def test_players_who_cannot_call_are_skipped():
 
 
 def test_next_player_is_asked_too():
-    """SPEC: "skipping players who have no legal call; the next player in turn is asked too".
+    """docs/api.md: skipping players who have no legal call; the next player in turn is asked too.
     Ambiguous whether the next player is asked when they have no legal call: accepted either
     way, but if asked they may only pass, and the caller-capable player_2 comes next."""
     g = _four(
@@ -219,7 +219,7 @@ def test_next_player_is_asked_too():
 
 
 def test_no_window_when_minimum_stops_every_caller():
-    """SPEC: "first_meld_minimum … binds callers too"; the window opens only "when at least one
+    """docs/api.md: "first_meld_minimum … binds callers too"; the window opens only "when at least one
     non-discarder could call"."""
     g = start(
         hands=[["6H", "2C", "3D"], ["5C", "9D", "QS"]],
@@ -234,7 +234,7 @@ def test_no_window_when_minimum_stops_every_caller():
 
 
 def test_caller_must_reach_the_minimum():
-    """SPEC: "first_meld_minimum … binds callers too" — 6♥ (6) then K♣K♦K♠ (30) before discarding."""
+    """docs/api.md: "first_meld_minimum … binds callers too" — 6♥ (6) then K♣K♦K♠ (30) before discarding."""
     g = start(
         hands=[["6H", "2C", "3D"], ["KC", "KD", "KS", "2S"]],
         melds=[RUN_789H],
@@ -276,8 +276,8 @@ def test_no_call_once_the_hand_has_ended(episode):
 def test_last_discard_call_lays_off_only_and_turn_returns():
     """§5 `"last_discard"`: "only the card just discarded, and only if it can be laid off on a
     table meld; the caller takes it, lays it off (scoring it), and play continues with the
-    player whose turn it was." SPEC: "the caller's only next action is laying that card off; the
-    caller does not discard"."""
+    player whose turn it was." docs/api.md: the caller's only next action is laying that card off; the
+    caller does not discard."""
     g = _base("6H", p1=("6C", "6D", "2S"), rummy_calls="last_discard")
     g.play("p0:discard 6H")
     g.exact({"rummy 0", "pass"})
@@ -342,7 +342,7 @@ def test_calls_off():
 
 
 def test_take_requires_new_meld_does_not_restrict_calls():
-    """SPEC: "take_requires_new_meld concerns takes in the draw, not "Rummy!" calls"."""
+    """docs/api.md: take_requires_new_meld concerns takes in the draw, not Rummy!" calls"."""
     g = _base("6H", take_requires_new_meld=True)
     g.play("p0:discard 6H")
     g.exact({"rummy 0", "pass"})
@@ -383,7 +383,7 @@ def _seven(card, opened, minimum=30):
 
 @pytest.mark.parametrize("card", ["JK", "TS"])
 def test_last_discard_unopened_seat_cannot_call_below_the_minimum(card):
-    """SPEC: "first_meld_minimum counts the turn's melds and lay-offs together, binds callers too";
+    """docs/api.md: first_meld_minimum counts the turn's melds and lay-offs together, binds callers too;
     under last_discard "the caller's only next action is laying that card off", so an unopened
     player_0 cannot open with JK (15) or T♠ (10) < 30 and is skipped; player_1 (opened) is asked."""
     g = _seven(card, opened=[False] + [True] * 6)
@@ -397,7 +397,7 @@ def test_last_discard_unopened_seat_cannot_call_below_the_minimum(card):
 
 @pytest.mark.parametrize("card", ["JK", "TS"])
 def test_last_discard_no_window_when_every_other_seat_is_unopened(card):
-    """SPEC: the window opens only "when at least one non-discarder could call"; none can open
+    """docs/api.md: the window opens only "when at least one non-discarder could call"; none can open
     with one lay-off of 15 or 10 points."""
     g = _seven(card, opened=[False] * 6 + [True])
     assert g.agent == "player_0" and g.phase == "draw"

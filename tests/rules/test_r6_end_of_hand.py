@@ -1,4 +1,4 @@
-"""RULES.md §6 — end of a hand: going out (and its variants) and stock exhaustion."""
+"""docs/rules.md §6 — end of a hand: going out (and its variants) and stock exhaustion."""
 
 import pytest
 
@@ -103,7 +103,7 @@ def test_float_next_turn_meld_all_and_float_again():
 
 
 def test_floating_player_cannot_take_an_unmeldable_top_card():
-    """SPEC: "The mask never leaves an agent with no legal action" — a floating player with no cards
+    """docs/api.md: The mask never leaves an agent with no legal action — a floating player with no cards
     who took J♦ alone could neither discard it (§4.3) nor meld it."""
     g = _float("3C")
     g.play("p0:layoff 8H run", "p1:draw", "p1:discard JD")
@@ -135,7 +135,7 @@ def test_float_unplayable_discard_playable_last_card_must_be_melded(going_out):
 
 
 def test_float_unplayable_discard_unplayable_last_card_goes_out():
-    """§6 float_unplayable_discard: an unplayable last card may be discarded to go out; SPEC
+    """§6 float_unplayable_discard: an unplayable last card may be discarded to go out; docs/api.md
     "Unplayable … means it fits no meld on the table as it stands"."""
     g = start(
         hands=[["5H", "6H", "7H"], ["2C", "9D"]],
@@ -168,7 +168,7 @@ def _exhaust(p0_discard, **rules):
 
 def test_stock_empty_stop_offered_with_legal_takes():
     """§6.2 "the stock is empty and the player to draw does not (or cannot) take from the discard
-    pile"; SPEC: "with stock_exhausted="end", stop is offered with the legal takes"."""
+    pile"; docs/api.md: with stock_exhausted=end", stop is offered with the legal takes"."""
     g = _exhaust("QH")
     assert g.sd()["stock"] == []
     g.exact({"stop", "take 0", "take 1"})
@@ -176,13 +176,13 @@ def test_stock_empty_stop_offered_with_legal_takes():
 
 
 def test_stock_empty_only_stop_when_no_take_is_legal():
-    """SPEC: "(only stop if none)" — with take_top_requires_meld and an unmeldable pile."""
+    """docs/api.md: (only stop if none) — with take_top_requires_meld and an unmeldable pile."""
     g = _exhaust("AH", take_top_requires_meld=True)
     g.exact({"stop"})
 
 
 def test_stock_empty_take_top_requires_meld_leaves_deep_take():
-    """SPEC stock empty: stop "with the legal takes" — here only the deep take of K♥ (J♥ Q♥ K♥)."""
+    """docs/api.md stock empty: stop "with the legal takes" — here only the deep take of K♥ (J♥ Q♥ K♥)."""
     g = _exhaust("QH", take_top_requires_meld=True)
     g.exact({"stop", "take 1"})
 
@@ -206,7 +206,7 @@ def test_taking_from_the_pile_goes_on_with_empty_stock():
 
 
 def test_stop_refused_while_stock_has_cards():
-    """SPEC `stop`: "the stock is empty: end the hand instead of drawing"."""
+    """docs/api.md `stop`: "the stock is empty: end the hand instead of drawing"."""
     g = start(
         hands=[P0_HEARTS, P1_HEARTS], melds=FULL, discard=["KH"], stock_top=["TH"], jokers_per_deck=0, rummy_calls="off"
     )
@@ -215,8 +215,8 @@ def test_stop_refused_while_stock_has_cards():
 
 def test_reshuffle_turns_the_pile_but_its_top_into_a_new_stock():
     """§6 `"reshuffle"`: "the discard pile except its top card is shuffled into a new stock and
-    play goes on." SPEC: "before the player decides, and stop is offered only if that leaves the
-    stock empty"."""
+    play goes on." docs/api.md: before the player decides, and stop is offered only if that leaves the
+    stock empty."""
     g = _exhaust("QH", stock_exhausted="reshuffle")
     sd = g.sd()
     assert sd["discard"] == ["QH"]
@@ -229,7 +229,7 @@ def test_reshuffle_turns_the_pile_but_its_top_into_a_new_stock():
 
 @pytest.mark.parametrize("mode", ["end", "reshuffle"])
 def test_stop_when_the_pile_is_only_its_top_card(mode):
-    """SPEC: with "reshuffle", "stop is offered only if that leaves the stock empty" — a pile of one
+    """docs/api.md: with "reshuffle", "stop is offered only if that leaves the stock empty" — a pile of one
     card leaves it empty; with "end", stop is offered with the legal takes."""
     g = start(
         hands=[P0_HEARTS + ["TH"], P1_HEARTS],

@@ -1,4 +1,4 @@
-"""RULES.md §7 — scoring, the game to target_score, tie-break, must_go_out_to_win; SPEC episodes
+"""docs/rules.md §7 — scoring, the game to target_score, tie-break, must_go_out_to_win; docs/api.md episodes
 and rewards."""
 
 import pytest
@@ -70,7 +70,7 @@ def test_hand_score_is_melded_minus_hand_and_may_be_negative():
 
 
 def test_game_continues_below_target_and_scores_accumulate():
-    """§7 "Hands are played until one or more players reach 500 or more"; SPEC: "With
+    """§7 "Hands are played until one or more players reach 500 or more"; docs/api.md: "With
     episode="game" the next hand is dealt as soon as one ends; scores then include the finished
     hand." Rewards "zero until the episode ends"."""
     g = _goer([0, 0])
@@ -98,7 +98,7 @@ def test_reaching_target_ends_the_game(start_score, over):
 
 
 def test_target_score_is_configurable():
-    """SPEC `target_score` (500): a game to 100 ends at 108."""
+    """docs/api.md `target_score` (500): a game to 100 ends at 108."""
     g = _goer([90, 0], target_score=100)
     assert g.sd()["phase"] == "game_over"
     assert _returns(g) == [1, -1]
@@ -113,7 +113,7 @@ def test_highest_cumulative_score_wins():
 
 
 def test_three_player_win_reward():
-    """SPEC reward "win": "+1 for the winner and -1/(n-1) for each other player"."""
+    """docs/api.md reward "win": "+1 for the winner and -1/(n-1) for each other player"."""
     g = _goer([490, 0, 0], others=[["3D"]])
     assert g.sd()["phase"] == "game_over"
     assert _returns(g) == [1, -0.5, -0.5]
@@ -192,7 +192,7 @@ def test_must_go_out_to_win_nobody_out_plays_on(must):
 
 
 def test_episode_hand_ignores_must_go_out_to_win():
-    """SPEC: "With episode="hand", tie_break and must_go_out_to_win do not apply"; "with
+    """docs/api.md: "With episode="hand", tie_break and must_go_out_to_win do not apply"; "with
     episode="hand" the highest hand score wins"."""
     g = _goer([0, 0], p1_meld=True, episode="hand", must_go_out_to_win=True)
     sd = g.sd()
@@ -202,7 +202,7 @@ def test_episode_hand_ignores_must_go_out_to_win():
 
 
 def test_episode_hand_tie_ignores_went_out():
-    """SPEC reward "win", episode "hand": "k tied leaders each get n/(n-1)·(1/k − 1/n)" (2 players,
+    """docs/api.md reward "win", episode "hand": "k tied leaders each get n/(n-1)·(1/k − 1/n)" (2 players,
     k=2: 0); tie_break does not apply."""
     g = _goer([0, 0], p1_hand=["5D", "7C"], p1_meld=True, episode="hand", tie_break="went_out")
     assert g.sd()["hand_scores"] == [18, 18]
@@ -221,20 +221,20 @@ def _three_way_stop(**rules):
 
 
 def test_reward_win_tie_formula_three_players():
-    """SPEC: "with episode="hand" the highest hand score wins; k tied leaders each get
+    """docs/api.md: "with episode="hand" the highest hand score wins; k tied leaders each get
     n/(n-1)·(1/k − 1/n), the others −1/(n−1)" — n=3, k=2: 1/4 each, −1/2."""
     g = _three_way_stop()
     assert _returns(g) == [0.25, 0.25, -0.5]
 
 
 def test_reward_score_formula():
-    """SPEC: reward="score": "(own hand score − mean of the others' hand scores) / 100"."""
+    """docs/api.md: reward="score": "(own hand score − mean of the others' hand scores) / 100"."""
     g = _three_way_stop(reward="score")
     assert _returns(g) == [0.15, 0.15, -0.3]
 
 
 def test_reward_score_paid_every_hand_of_a_game():
-    """SPEC: reward="score": "at the end of every hand each player gets …"; rewards sum to zero."""
+    """docs/api.md: reward="score": "at the end of every hand each player gets …"; rewards sum to zero."""
     g = _goer([0, 0], reward="score")
     assert g.sd()["phase"] == "draw"
     assert _returns(g) == [0.2, -0.2]
@@ -244,7 +244,7 @@ def test_reward_score_paid_every_hand_of_a_game():
 
 @pytest.mark.parametrize("reward, want", [("score", [0.305, -0.145, -0.16]), ("win", [1.0, -0.5, -0.5])])
 def test_hand_end_rewards_are_python_floats_summing_to_zero(reward, want):
-    """SPEC Rewards sum to zero: at a hand end (scores 27, −3, −4) the AEC env's ``rewards`` are
+    """docs/api.md "Rewards" sum to zero: at a hand end (scores 27, −3, −4) the AEC env's ``rewards`` are
     Python floats (not float32 values widened) whose sum is 0 up to 1e-12."""
     g = start(
         hands=[["8S", "9S", "TS"], ["3C"], ["4C"]],

@@ -1,4 +1,4 @@
-"""RULES.md §8.7 — ``hand_scoring: "add_to_winner"``: the cards left in hand go to the player who went out,
+"""docs/rules.md §8.7 — ``hand_scoring: "add_to_winner"``: the cards left in hand go to the player who went out,
 after the others' lay-offs (phase ``lay_off_after_out``), through the public API with worked numbers."""
 
 import numpy as np
@@ -57,7 +57,7 @@ def test_the_others_lay_off_in_turn_from_the_winners_left_before_the_count():
 
 
 def test_players_who_cannot_lay_off_are_not_asked():
-    """SPEC: "a seat is asked until it passes or can put nothing more down"; nobody able: the count at once."""
+    """docs/api.md: a seat is asked until it passes or can put nothing more down; nobody able: the count at once."""
     g = going_out(["KS", "QD"], ["4H", "2C"])
     g.play(*OUT)
     assert g.agent == P(2) and g.sd()["rummy_queue"] == [2]
@@ -103,7 +103,7 @@ def test_nobody_out_more_players_count_for_nobody():
 
 
 def test_nobody_out_two_sides_each_player_adds_the_next_seats_hand():
-    """SPEC: "two sides: each player adds the hand of the next seat" (KS QD 20, 2C 3D 5, 9H 4C 13, TS 8D 18)."""
+    """docs/api.md: two sides: each player adds the hand of the next seat (KS QD 20, 2C 3D 5, 9H 4C 13, TS 8D 18)."""
     hands = [["KS", "QD"], ["2C", "3D"], ["9H", "4C"], ["TS", "8D"]]
     g = start_short(hands, stock=[], discard_top=["9S"], partnership=True, **A)
     g.play("p0:stop")

@@ -1,4 +1,4 @@
-"""RULES §8.8 ``dealers_joker`` (Dealer's Gambit): a joker set aside before each deal, whose power the dealer
+"""docs/rules.md §8.8 ``dealers_joker`` (Dealer's Gambit): a joker set aside before each deal, whose power the dealer
 names blind (``wild``, ``double``, ``split``), used at most once, blockable by another player's joker."""
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def test_the_dealer_names_a_power_first():
 
 
 def test_the_dealer_names_the_power_without_seeing_the_hand():
-    """SPEC: in phase power the dealer's own hand is hidden from their observation."""
+    """docs/api.md: in phase power the dealer's own hand is hidden from their observation."""
     g = fresh(players=3, seed=2)
     rules = Rules(players=3, dealers_joker=True)
     layout = rules_obs_layout(rules, copies=2)
@@ -242,7 +242,7 @@ MINIMUM_50 = {"first_meld_minimum": 50, "extra": {"phase": "play", "opened": [Fa
 
 
 def test_a_meld_that_reaches_the_minimum_only_with_the_dealers_joker_later_is_offered():
-    """RULES §4.2 with §8.8: QC QD QH (30) then KS KH DJ (20) reach 50, in either order."""
+    """docs/rules.md §4 (2. Meld) with §8.8: QC QD QH (30) then KS KH DJ (20) reach 50, in either order."""
     hands = [["QC", "QD", "QH", "KS", "KH", "2C", "3D"], ["3C", "4D"]]
     g = gstart(hands, dj=WILD, **MINIMUM_50)
     assert {"meld QC QD QH", "meld KH KS DJ"} <= g.legal()
@@ -285,7 +285,7 @@ def test_the_dealer_may_take_a_deep_card_that_melds_only_with_the_dealers_joker(
 
 # --------------------------------------------------------------------------- with min_run=4
 def test_wild_melds_a_run_of_four_with_the_dealers_joker_under_min_run_4():
-    """RULES §8.5 with §8.8: a new run has four cards, the dealer's joker one of them; groups stay three."""
+    """docs/rules.md §8.5 with §8.8: a new run has four cards, the dealer's joker one of them; groups stay three."""
     g = gstart([["5H", "7H", "8H", "9C", "9D", "2S", "KC"], ["3C", "4D"]], dj=WILD, min_run=4, extra={"phase": "play"})
     assert {"meld 5H DJ 7H 8H", "meld 9C 9D DJ"} <= g.legal()
     assert not {a for a in g.legal() if a.startswith("meld") and "H" in a and len(a.split()) == 4}
@@ -507,7 +507,7 @@ BESIDE_A_JOKER = [["AC", "JK", "5D", "8D", "2S"], ["3C", "4C", "6H", "7H", "9S",
 
 
 def test_wild_melds_the_dealers_joker_beside_a_joker_from_the_hand():
-    """RULES §8.8: the dealer uses it "as a wild joker in a meld or lay-off, like a joker from their hand": the
+    """docs/rules.md §8.8: the dealer uses it "as a wild joker in a meld or lay-off, like a joker from their hand": the
     hand's JK stands for AD, the dealer's joker for the ace of hearts (AC 15 + JK as an ace 15 + DJ 0)."""
     g = gstart(BESIDE_A_JOKER, discard=["3H"], dj=WILD, extra={"phase": "play"})
     assert {"meld AC AD DJ", "meld AC AH DJ", "meld QC DJ AC", "meld AC 2C DJ"} <= g.legal()
@@ -550,7 +550,7 @@ def test_wild_puts_the_dealers_joker_in_a_group_of_four():
 
 
 def test_double_on_a_group_of_four_counts_twice():
-    """SPEC: under double the dealer's joker may go on any meld being melded, a group of four included;
+    """docs/api.md: under double the dealer's joker may go on any meld being melded, a group of four included;
     doublings do not stack: TC TD TH TS counts 2 x 40, not 4 x 40."""
     rules = {"four_of_a_kind_double": True}
     g = gstart([["TC", "TD", "TH", "TS", "2S"], ["3C", "4C"]], dj=DOUBLE, extra={"phase": "play"}, **rules)
@@ -565,7 +565,8 @@ def test_double_on_a_group_of_four_counts_twice():
 
 
 def test_laying_off_the_dealers_joker_is_a_melding_turn():
-    """RULES §4.2 with §8.8: the dealer's joker scores 0 but laying it off puts a card down, so an unopened dealer
+    """docs/rules.md §4 (2. Meld) with §8.8: the dealer's joker scores 0 but laying it off puts a card down, so an
+    unopened dealer
     must reach first_meld_minimum that turn before discarding."""
     rules = {"first_meld_minimum": 30}
     hands = [["KC", "KD", "KH", "2S", "9D"], ["3C", "4C", "6H"]]
@@ -585,7 +586,8 @@ def test_laying_off_the_dealers_joker_is_a_melding_turn():
 
 
 def test_no_dealers_joker_in_a_rummy_call():
-    """RULES §8.8 "on one of their turns": a "Rummy!" call is out of turn, so the dealer's call melds without it."""
+    """docs/rules.md §8.8 "on one of their turns": a "Rummy!" call is out of turn, so the dealer's call melds without
+    it."""
     hands, pile = [["7S", "9C", "KH"], ["AD", "4D", "KS"]], ["2S", "AC", "AH"]
     g = gstart(hands, discard=pile, dj=DOUBLE, current_player=1, extra={"phase": "play"})
     g.play("p1:discard AD", "p0:rummy 2")
@@ -620,7 +622,8 @@ def test_no_dealers_joker_in_the_lay_offs_before_the_count():
 
 # --------------------------------------------------------------------------- positions with no power named (issue 25)
 def test_a_scenario_with_no_power_named_starts_with_the_dealer_naming_it():
-    """SPEC: a scenario whose dealers_joker.power is null is at the start of a hand: phase power, the dealer acts."""
+    """docs/api.md: a scenario whose dealers_joker.power is null is at the start of a hand: phase power, the dealer
+    acts."""
     g = gstart([["2S", "KC"], ["3C", "4D"]], dj=None, current_player=1, dealer=1)
     assert g.phase == "power" and g.agent == P(1)
     g.exact({"power wild", "power double", "power split"})

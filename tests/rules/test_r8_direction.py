@@ -1,4 +1,4 @@
-"""RULES §8.8 ``direction: -1`` (Dealer's Gambit): the deal, the turns, every window's order and the
+"""docs/rules.md §8.8 ``direction: -1`` (Dealer's Gambit): the deal, the turns, every window's order and the
 passing of the deal go counterclockwise (each seat's next player is the seat below it, mod n)."""
 
 from __future__ import annotations

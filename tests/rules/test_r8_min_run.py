@@ -1,4 +1,4 @@
-"""RULES.md §8.5 — runs of four (``min_run: 4``), through the public API with worked numbers."""
+"""docs/rules.md §8.5 — runs of four (``min_run: 4``), through the public API with worked numbers."""
 
 import pytest
 
@@ -39,7 +39,7 @@ def test_three_card_runs_are_not_offered():
 
 
 def test_jokers_stand_for_missing_cards_of_a_four_card_run():
-    """SPEC: "jokers stand for missing cards as in 3-card melds": 9H TH JK QH melds as 9-10-J-Q."""
+    """docs/api.md: jokers stand for missing cards as in 3-card melds: 9H TH JK QH melds as 9-10-J-Q."""
     g = start(hands=[["9H", "TH", "JK", "QH", "2C"], ["2D", "3S", "KS"]], discard=["KC"], **H)
     g.play("p0:draw", "p0:meld 9H TH JH QH")
     assert meld_with(g, "9H")["cards"] == ["9H", "TH", "JK=JH", "QH"]
@@ -115,7 +115,7 @@ def test_first_meld_minimum_counts_the_four_card_run():
 
 
 def test_min_run_values_and_bad_input():
-    """SPEC: min_run is 3 or 4; impossible scenarios and actions raise ValueError."""
+    """docs/api.md: min_run is 3 or 4; impossible scenarios and actions raise ValueError."""
     for bad in (2, 5, "4", True, 4.0):
         with pytest.raises(ValueError, match="min_run"):
             Rules(min_run=bad)

@@ -1,4 +1,4 @@
-"""RULES §8.6 melding out of turn (``meld_out_of_turn``), through the public API.
+"""docs/rules.md §8.6 melding out of turn (``meld_out_of_turn``), through the public API.
 
 After a discard that does not end the hand (and a "Rummy!" window closed with no
 call), every other seat in turn order from the discarder's left may meld and lay

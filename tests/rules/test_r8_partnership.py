@@ -1,4 +1,4 @@
-"""RULES.md §8.1 Partnership 500 Rum and the scoring switches of §8.2 (SPEC "The sources' other variants"):
+"""docs/rules.md §8.1 Partnership 500 Rum and the scoring switches of §8.2 (docs/rules.md §8):
 sides, side scores and rewards, game end by side score or after ``deals`` hands, bonuses, joker points."""
 
 import pytest
@@ -32,7 +32,7 @@ def _goes_out(seat=0, scores=(0, 0, 0, 0), left=(["2D"], ["3D"], ["4D"]), **rule
 
 
 def test_partnership_needs_four_players():
-    """§8.1: "Exactly 4 players"; SPEC: ValueError for `partnership` without 4 players."""
+    """§8.1: "Exactly 4 players"; docs/api.md: ValueError for `partnership` without 4 players."""
     for players in (2, 3, 5):
         with pytest.raises(ValueError, match="partnership"):
             Rules(players=players, partnership=True)
@@ -41,7 +41,7 @@ def test_partnership_needs_four_players():
 
 def test_side_scores_are_the_partners_sums():
     """§8.1: "a side's hand score is the sum of its two players' hand scores, and sides keep one cumulative
-    score"; SPEC: `scores` hold each player's own score, `side_scores` (derived) the sides'."""
+    score"; docs/api.md: `scores` hold each player's own score, `side_scores` (derived) the sides'."""
     g = _goes_out(scores=(100, 40, 50, 30))
     sd = g.sd()
     assert sd["hand_scores"] == [18, -2, -3, -4]
@@ -50,7 +50,7 @@ def test_side_scores_are_the_partners_sums():
 
 
 def test_side_scores_are_read_only_in_a_scenario():
-    """SPEC: `side_scores` is derived and read-only: a scenario may repeat it, but not contradict it."""
+    """docs/api.md: `side_scores` is derived and read-only: a scenario may repeat it, but not contradict it."""
     sd = _goes_out().sd()
     env = rummy_env.raw_env(players=4, partnership=True)
     env.reset(seed=1, options={"scenario": sd})
@@ -60,7 +60,7 @@ def test_side_scores_are_read_only_in_a_scenario():
 
 
 def test_game_ends_when_a_side_reaches_the_target():
-    """§8.1: "The game ends when a side reaches target_score" (no single player needs 500); SPEC: both players
+    """§8.1: "The game ends when a side reaches target_score" (no single player needs 500); docs/api.md: both players
     of a side get the side's reward, +1 each winner, −1 each loser."""
     g = _goes_out(scores=(250, 0, 240, 0))
     sd = g.sd()
@@ -109,7 +109,7 @@ def test_must_go_out_to_win_applies_to_the_side_that_went_out():
 
 
 def test_score_reward_is_the_side_difference():
-    """SPEC reward "score": each player gets (side hand score − other side's) / 100; the sum is zero."""
+    """docs/api.md reward "score": each player gets (side hand score − other side's) / 100; the sum is zero."""
     g = _goes_out(reward="score")
     side0, side1 = 18 - 3, -2 - 4
     assert _returns(g) == [(side0 - side1) / 100, (side1 - side0) / 100] * 2
@@ -119,7 +119,7 @@ def test_score_reward_is_the_side_difference():
     "left,expected", [((["2D"], ["3D"], ["4D"]), [1, -1, 1, -1]), ((["4D"], ["TD", "TS", "KD"], ["8D"]), [0, 0, 0, 0])]
 )
 def test_episode_hand_higher_side_hand_wins_and_a_tie_pays_zero(left, expected):
-    """SPEC: "A side's win reward with episode="hand": the higher side hand score wins, a tie pays 0"."""
+    """docs/api.md: A side's win reward with episode=hand": the higher side hand score wins, a tie pays 0"."""
     g = _goes_out(left=left, episode="hand")
     assert g.sd()["phase"] == "game_over"
     assert _returns(g) == expected
@@ -145,7 +145,7 @@ def test_partners_may_lay_off_on_each_others_melds():
 
 
 def test_deals_fix_the_number_of_hands():
-    """§8.2: "deals: 2: the game is exactly two hands (target_score is not used)"; SPEC state key
+    """§8.2: "deals: 2: the game is exactly two hands (target_score is not used)"; docs/api.md state key
     `hands_played` counts the hands finished."""
     g = _goes_out(scores=(900, 0, 0, 0), deals=2)
     sd = g.sd()
@@ -154,7 +154,7 @@ def test_deals_fix_the_number_of_hands():
 
 
 def test_last_deal_ends_the_game_and_books_the_final_bonus():
-    """§8.2: after the last deal "the side with the higher total gets final_bonus: 50 and wins"; SPEC: booked on
+    """§8.2: after the last deal "the side with the higher total gets final_bonus: 50 and wins"; docs/api.md: booked on
     the winning side's lower seat, included in hand_scores (scores move by exactly hand_scores)."""
     hands = [["5H", "6H", "7H"], ["2D"], ["3D"], ["4D"]]
     g = start(
@@ -192,8 +192,8 @@ def test_last_deal_tie_plays_another_hand():
 
 
 def test_going_out_bonus_goes_to_the_player_who_went_out():
-    """§8.2: "going_out_bonus: 25: the side of the player who goes out scores 25 more for that hand"; SPEC: booked
-    on the player who went out, included in hand_scores."""
+    """§8.2: "going_out_bonus: 25: the side of the player who goes out scores 25 more for that hand"; docs/api.md:
+    booked on the player who went out, included in hand_scores."""
     g = _goes_out(seat=1, going_out_bonus=25)
     sd = g.sd()
     assert sd["hand_scores"] == [-2, 18 + 25, -3, -4]
@@ -214,7 +214,7 @@ def test_joker_points():
 
 
 def test_deals_and_target_score_do_not_mix():
-    """SPEC: invalid combinations raise ValueError naming the fields."""
+    """docs/api.md: invalid combinations raise ValueError naming the fields."""
     with pytest.raises(ValueError, match="deals"):
         Rules(deals=2, target_score=300)
     with pytest.raises(ValueError, match="must_go_out_to_win"):
@@ -228,7 +228,7 @@ def test_deals_and_target_score_do_not_mix():
 
 
 def test_presets():
-    """SPEC: `Rules.preset(name, **overrides)`: "pagat" = the defaults, "wikipedia" = take_requires_new_meld,
+    """docs/api.md: `Rules.preset(name, **overrides)`: "pagat" = the defaults, "wikipedia" = take_requires_new_meld,
     "partnership" = partnership with 4 players; `rummy_env.env(preset=...)`; `rules=` and `preset=` together raise."""
     assert Rules.preset("pagat") == Rules()
     assert Rules.preset("wikipedia") == Rules(take_requires_new_meld=True)
@@ -255,7 +255,7 @@ def test_fifty_six_cards_with_four_jokers():
 
 
 def test_observation_shows_the_sides():
-    """SPEC: observations carry the side: own side's and the other side's scores, the partner's public cards
+    """docs/api.md: observations carry the side: own side's and the other side's scores, the partner's public cards
     (melded, laid off, known) and the hands left to play."""
     from rummy_env.engine import obs_layout
 
@@ -275,7 +275,7 @@ def test_observation_shows_the_sides():
 
 
 def test_render_shows_sides():
-    """SPEC: "Rendering shows sides"."""
+    """docs/api.md: Rendering shows sides."""
     env = rummy_env.raw_env(preset="partnership", deals=2, render_mode="ansi")
     env.reset(seed=0)
     text = env.render()

@@ -1,4 +1,4 @@
-"""RULES.md §8.2 Persian Rummy (SPEC "The sources' other variants", "Precise points of the variants"): 56 cards,
+"""docs/rules.md §8.2 Persian Rummy (docs/rules.md §8, "Precise points of the variants"): 56 cards,
 jokers that meld only with each other, 20-point jokers, doubled groups of four, the going-out and final bonuses,
 games of two deals."""
 
@@ -28,7 +28,7 @@ def _persian(hands, stock_top=("KC", "QD", "2S", "3S"), discard=("9C",), **rules
 
 
 def test_preset_is_the_list_of_section_8_2():
-    """SPEC: `persian` = RULES §8.2's list; overrides apply on top and are validated."""
+    """docs/api.md: `persian` = docs/rules.md §8.2's list; overrides apply on top and are validated."""
     assert Rules.preset("persian") == Rules(**PERSIAN)
     assert Rules.preset("persian", final_bonus=0).final_bonus == 0
     assert rummy_env.raw_env(preset="persian").rules == Rules(**PERSIAN)
@@ -46,8 +46,9 @@ def test_fifty_six_cards():
 
 
 def test_groups_only_needs_enough_jokers():
-    """SPEC: invalid combinations raise ValueError naming the fields: jokers that meld only as a group of three or
-    four need at least three jokers in the deck."""
+    """docs/api.md: invalid combinations raise ValueError naming the fields: jokers that meld only as a group of
+    three
+    or four need at least three jokers in the deck."""
     with pytest.raises(ValueError, match="joker_mode"):
         Rules(joker_mode="groups_only")
     with pytest.raises(ValueError, match="joker_mode"):
@@ -133,7 +134,7 @@ def test_group_of_four_needs_all_four_naturals_under_groups_only():
 
 
 def test_doubled_group_of_four_with_wild_jokers():
-    """SPEC: `meld C1 C2 C3 C4` under `four_of_a_kind_double`: jokers stand for missing cards as in 3-card melds
+    """docs/api.md: `meld C1 C2 C3 C4` under `four_of_a_kind_double`: jokers stand for missing cards as in 3-card melds
     (wild jokers, 15 points): 6♣ 6♦ 6♥ and a joker for 6♠ score 2 × (18 + 15)."""
     g = start(
         hands=[["6C", "6D", "6H", "JK", "2D"], ["3D"]],
@@ -149,8 +150,8 @@ def test_doubled_group_of_four_with_wild_jokers():
 
 
 def test_no_group_of_four_action_without_the_switch():
-    """SPEC: groups of four (`meld C1 C2 C3 C4`) exist only under `four_of_a_kind_double`; joker groups only under
-    `groups_only`."""
+    """docs/api.md: groups of four (`meld C1 C2 C3 C4`) exist only under `four_of_a_kind_double`; joker groups only
+    under `groups_only`."""
     env = rummy_env.raw_env(players=4)
     for text in ("meld 6C 6D 6H 6S", "meld JK JK JK", "meld JK JK JK JK", "layoff JK group"):
         with pytest.raises(ValueError, match="not an action under these rules"):
@@ -159,7 +160,7 @@ def test_no_group_of_four_action_without_the_switch():
 
 
 def test_a_joker_in_the_pile_is_taken_for_a_joker_group():
-    """RULES §4: a card below the top is taken only to be melded at once; under §8.2 a joker melds only in a
+    """docs/rules.md §4: a card below the top is taken only to be melded at once; under §8.2 a joker melds only in a
     group of jokers, so it is taken with two more jokers (held or above it) or for the fourth joker."""
     g = _persian([["JK", "JK", "2D"], ["3D"], ["5D"], ["7D"]], discard=["JK", "9C"])
     assert "take 1" in g.legal()
@@ -193,7 +194,7 @@ def test_going_out_bonus_final_bonus_and_two_deals():
 
 
 def test_state_dict_round_trip_with_joker_groups_and_doubles():
-    """SPEC: a doubled meld carries `"double": true` in `state_dict()` melds; scenarios load it back exactly."""
+    """docs/api.md: a doubled meld carries `"double": true` in `state_dict()` melds; scenarios load it back exactly."""
     g = _persian([["JK", "JK", "JK", "JK", "2D", "9S"], ["6C", "6D", "6H", "6S", "3D"], ["5D"], ["7D"]])
     g.play("p0:draw", "p0:meld JK JK JK JK", "p0:discard KC", "p1:draw", "p1:meld 6C 6D 6H 6S")
     sd = g.sd()
@@ -204,7 +205,7 @@ def test_state_dict_round_trip_with_joker_groups_and_doubles():
 
 
 def test_bad_scenarios():
-    """SPEC: bad input raises ValueError naming the problem."""
+    """docs/api.md: bad input raises ValueError naming the problem."""
     env = rummy_env.raw_env(preset="persian")
     hands = [["2D"], ["3D"], ["4D"], ["5D"]]
 

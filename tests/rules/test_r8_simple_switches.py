@@ -1,6 +1,6 @@
-"""RULES.md §8.3, 8.4, 8.7 — stock_draw, first_discard, next_dealer, the scoring switches
+"""docs/rules.md §8.3, 8.4, 8.7 — stock_draw, first_discard, next_dealer, the scoring switches
 (card_values ace_15 / ace_25 / four_aces_100, stock_exhausted end_no_penalty / play_out,
-seven_run_bonus), through the public API with RULES' numbers."""
+seven_run_bonus), through the public API with docs/rules.md's numbers."""
 
 import collections
 
@@ -64,7 +64,7 @@ def test_stock_draw_two_leaves_the_pile_unchanged():
 
 
 def test_stock_draw_validation_and_boathouse_preset():
-    """SPEC: stock_draw is 1 or 2; the boathouse preset is stock_draw 2."""
+    """docs/api.md: stock_draw is 1 or 2; the boathouse preset is stock_draw 2."""
     with pytest.raises(ValueError, match="stock_draw"):
         Rules(stock_draw=3)
     with pytest.raises(ValueError, match="stock_draw"):
@@ -244,7 +244,7 @@ def test_ace_25_on_the_table_and_in_hand():
 
 def test_four_aces_100_laying_off_the_fourth_ace():
     """§8.7 "four_aces_100": each ace in a group of four aces counts 25 (the group 100), whoever
-    put each ace there; SPEC: laying off the fourth ace adds 10 to each earlier ace's owner."""
+    put each ace there; docs/api.md: laying off the fourth ace adds 10 to each earlier ace's owner."""
     melds = [{"owner": 0, "cards": ["AC", "AD", "AH"]}]
     g = start(
         hands=[["9C", "8D", "KD"], ["AS", "3D", "KS"]],
@@ -380,7 +380,7 @@ def _run(suit: str, low: str, owner: int) -> dict:
 
 def test_play_out_top_take_laid_off_under_take_requires_new_meld():
     """§8.7: under play_out "every take, the top card too, must then meld the taken card at once" (a lay-off melds
-    it); SPEC: take_requires_new_meld covers a top-only take only when take_top_requires_meld is on."""
+    it); docs/api.md: take_requires_new_meld covers a top-only take only when take_top_requires_meld is on."""
     rules = {"players": 2, "jokers_per_deck": 0, "stock_exhausted": "play_out", "take_requires_new_meld": True}
     melds = [_run("C", "A", 0), _run("D", "A", 1), _run("H", "4", 0), _run("S", "6", 1)]
     hands = [["AH", "3S"], ["2H", "3H", "2S", "4S"]]
@@ -439,7 +439,7 @@ SEVEN = ["5H", "6H", "7H", "8H", "9H", "TH"]
 
 def test_seven_run_bonus_for_going_out_by_discarding():
     """§8.7: a run of 7 put down in one turn from the hand, then going out by discarding: +500;
-    SPEC: booked on the player who went out, hand_scores include it."""
+    docs/api.md: booked on the player who went out, hand_scores include it."""
     g = start(hands=[SEVEN + ["2C"], ["3C", "9D"]], discard=["KC"], stock_top=["JH"], seven_run_bonus=500, **H)
     g.play("p0:draw", "p0:meld 5H 6H 7H")
     assert g.sd()["turn_melds"] == [0]
@@ -471,7 +471,7 @@ def test_seven_run_bonus_with_a_joker():
 
 
 def test_no_seven_run_bonus_when_going_out_by_melding():
-    """SPEC: going out by melding earns no bonus."""
+    """docs/api.md: going out by melding earns no bonus."""
     g = start(hands=[SEVEN, ["3C", "9D"]], discard=["KC"], stock_top=["JH"], seven_run_bonus=500, **H)
     g.play(
         "p0:draw", "p0:meld 5H 6H 7H", "p0:layoff 8H run", "p0:layoff 9H run", "p0:layoff TH run", "p0:layoff JH run"

@@ -1,4 +1,4 @@
-"""SPEC.md "Actions" — the flat action space, its strings, illegal actions, and mask invariants
+"""docs/api.md "Actions" — the flat action space, its strings, illegal actions, and mask invariants
 checked over random play."""
 
 import collections
@@ -22,8 +22,8 @@ CONFIGS = [
 
 @pytest.mark.parametrize("rules", CONFIGS)
 def test_action_strings_are_a_bijection(rules):
-    """SPEC: "Every action id has exactly one string, and action_to_str / action_from_str are
-    inverse for every id."."""
+    """docs/api.md: Every action id has exactly one string, and action_to_str / action_from_str are
+    inverse for every id.."""
     e = rummy_env.raw_env(**rules)
     e.reset(seed=0)
     n = e.action_space("player_0").n
@@ -57,7 +57,7 @@ GRAMMAR = [
 
 
 def test_grammar_strings_exist():
-    """SPEC Actions table: draw, stop, take D, meld C1 C2 C3 (groups in suit order C D H S, runs
+    """docs/api.md Actions table: draw, stop, take D, meld C1 C2 C3 (groups in suit order C D H S, runs
     low to high), layoff C run/group, layoff JK as C run / as R group, discard C, rummy D, pass."""
     e = rummy_env.raw_env()
     e.reset(seed=0)
@@ -67,14 +67,14 @@ def test_grammar_strings_exist():
 
 
 def test_corner_run_string_exists_with_ace_around_corner():
-    """SPEC: around the corner runs are "KS","AS","2S"."""
+    """docs/api.md: around the corner runs are "KS","AS","2S"."""
     e = rummy_env.raw_env(ace_around_corner=True)
     e.reset(seed=0)
     assert e.action_to_str(e.action_from_str("meld KS AS 2S")) == "meld KS AS 2S"
 
 
 def test_illegal_action_error_names_the_action_and_changes_nothing():
-    """SPEC: "An illegal action raises ValueError naming the action and the reason"; the mask
+    """docs/api.md: "An illegal action raises ValueError naming the action and the reason"; the mask
     "never offers an action that would break a rule"."""
     g = start(
         hands=[["2S", "4C", "5D", "8H", "JC", "KS", "KD"], ["3D", "8D", "TD"]],
@@ -91,7 +91,7 @@ def test_illegal_action_error_names_the_action_and_changes_nothing():
 
 
 def test_illegal_action_by_id_out_of_turn_phase():
-    """SPEC: an illegal action raises ValueError — `pass` / `rummy 0` outside a "Rummy!" window,
+    """docs/api.md: an illegal action raises ValueError — `pass` / `rummy 0` outside a "Rummy!" window,
     `stop` with a stock."""
     g = fresh(seed=0)
     for bad in ("pass", "rummy 0", "stop"):
@@ -114,7 +114,7 @@ FUZZ = [
 
 
 def _value(card, scheme, low_ace=False):
-    """RULES §2 (standard and "5-10-15")."""
+    """docs/rules.md §2 (standard and "5-10-15")."""
     if card.startswith("JK"):
         return 15
     r = card[0]
@@ -153,12 +153,12 @@ def _pick(rng, legal):
 
 @pytest.mark.parametrize("rules", FUZZ, ids=[",".join(f"{k}={v}" for k, v in r.items()) for r in FUZZ])
 def test_random_play_invariants(rules):
-    """SPEC: "The mask never leaves an agent with no legal action, and never offers an action that
-    would break a rule"; "Agents not to act get an all-zero mask"; rewards "always sum to zero";
+    """docs/api.md: The mask never leaves an agent with no legal action, and never offers an action that
+    would break a rule; "Agents not to act get an all-zero mask"; rewards "always sum to zero";
     every card of the deck is always somewhere (§1); every meld on the table is a legal meld (§3);
     the card taken alone from the top is never offered as a discard (§4.3); melded points are the
     values of each seat's cards on the table (§2, §3) and a hand scores melded minus in hand (§7),
-    paid as the SPEC's rewards when episode="hand"."""
+    paid as docs/api.md's rewards when episode="hand"."""
     rng = random.Random(1234)
     n = rules["players"]
     deck = collections.Counter(deck_for(n, rules.get("decks"), rules.get("jokers_per_deck", 2)))

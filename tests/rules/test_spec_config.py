@@ -1,4 +1,4 @@
-"""SPEC.md — Cards, `Rules` configuration, scenario validation."""
+"""docs/api.md — Cards, `Rules` configuration, scenario validation."""
 
 import copy
 import dataclasses
@@ -32,14 +32,14 @@ DEFAULTS = {
 
 # ----------------------------------------------------------------------------- Rules
 def test_rules_defaults_follow_rules_md():
-    """SPEC: "`rummy_env.Rules` … every field has the default of RULES.md" (fields as listed)."""
+    """docs/api.md: "`rummy_env.Rules` … every field has the default of docs/rules.md" (fields as listed)."""
     r = rummy_env.Rules()
     for k, v in DEFAULTS.items():
         assert getattr(r, k) == v, k
 
 
 def test_rules_round_trip_and_field_set():
-    """SPEC: "Rules.from_dict(d) / rules.to_dict() round-trip"."""
+    """docs/api.md: Rules.from_dict(d) / rules.to_dict() round-trip."""
     r = rummy_env.Rules(
         players=4,
         going_out="float",
@@ -61,14 +61,14 @@ def test_rules_round_trip_and_field_set():
 
 
 def test_rules_is_frozen():
-    """SPEC: "A frozen dataclass"."""
+    """docs/api.md: "A frozen dataclass"."""
     r = rummy_env.Rules()
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.players = 3
 
 
 def test_from_dict_unknown_key():
-    """SPEC: "an unknown key is a ValueError"."""
+    """docs/api.md: "an unknown key is a ValueError"."""
     with pytest.raises(ValueError) as ei:
         rummy_env.Rules.from_dict({"players": 3, "jokers_per_dek": 1})
     assert "jokers_per_dek" in str(ei.value)
@@ -96,7 +96,7 @@ BAD = [
 
 @pytest.mark.parametrize("field,value", BAD, ids=[f"{f}={v}" for f, v in BAD])
 def test_invalid_rule_values(field, value):
-    """SPEC: "an invalid combination raises ValueError saying which field and why";
+    """docs/api.md: an invalid combination raises ValueError saying which field and why;
     "target_score is a positive integer"."""
     with pytest.raises(ValueError) as ei:
         rummy_env.Rules(**{field: value})
@@ -109,13 +109,13 @@ def test_invalid_rule_values(field, value):
 
 
 def test_target_score_must_be_an_integer():
-    """SPEC: "target_score is a positive integer"."""
+    """docs/api.md: target_score is a positive integer."""
     with pytest.raises((ValueError, TypeError)):
         rummy_env.Rules(target_score=12.5)
 
 
 def test_env_takes_rules_and_overrides():
-    """SPEC: "rummy_env.env(rules=None, render_mode=None, **rule_overrides)"; agents are
+    """docs/api.md: "rummy_env.env(rules=None, render_mode=None, **rule_overrides)"; agents are
     "player_0" … "player_{n-1}"."""
     e = rummy_env.raw_env(players=5)
     assert list(e.possible_agents) == [f"player_{i}" for i in range(5)]
@@ -127,7 +127,7 @@ def test_env_takes_rules_and_overrides():
 
 # ----------------------------------------------------------------------------- card strings
 def test_card_strings_accept_10_and_any_case():
-    """SPEC Cards: "`"10H"` accepted on input. Parsing is case-insensitive"."""
+    """docs/api.md "Cards": "`"10H"` accepted on input. Parsing is case-insensitive"."""
     g = start(hands=[["10h", "as", "Jk", "kd"], ["2C"]], discard=["qc"])
     sd = g.sd()
     assert sorted(sd["hands"][0]) == ["AS", "JK", "KD", "TH"]
@@ -138,7 +138,7 @@ def test_card_strings_accept_10_and_any_case():
 
 @pytest.mark.parametrize("bad", ["ZZ", "1H", "11C", "QX", "A"])
 def test_bad_card_string_in_scenario(bad):
-    """SPEC Cards: "anything else raises ValueError naming the bad text"."""
+    """docs/api.md "Cards": "anything else raises ValueError naming the bad text"."""
     S = scenario([["2C", "3C"], ["4C"]], discard=["5C"])
     S["hands"][0][0] = bad
     e = rummy_env.raw_env()
@@ -149,7 +149,7 @@ def test_bad_card_string_in_scenario(bad):
 
 @pytest.mark.parametrize("bad", ["discard ZZ", "meld 5H 6H 1H", "fly away", "take x"])
 def test_bad_action_strings(bad):
-    """SPEC Cards/Actions: unparsable text raises ValueError (naming the bad text)."""
+    """docs/api.md "Cards"/Actions: unparsable text raises ValueError (naming the bad text)."""
     e = rummy_env.raw_env()
     e.reset(seed=0)
     with pytest.raises(ValueError):
@@ -157,7 +157,7 @@ def test_bad_action_strings(bad):
 
 
 def test_bad_card_in_action_is_named():
-    """SPEC Cards: "anything else raises ValueError naming the bad text"."""
+    """docs/api.md "Cards": "anything else raises ValueError naming the bad text"."""
     e = rummy_env.raw_env()
     e.reset(seed=0)
     with pytest.raises(ValueError) as ei:
@@ -173,7 +173,7 @@ def _reset(S, **rules):
 
 
 def test_scenario_missing_a_card_from_the_stock():
-    """SPEC: "stock … when given it must hold every remaining card"; "A scenario whose cards do not
+    """docs/api.md: "stock … when given it must hold every remaining card"; "A scenario whose cards do not
     match the configured deck … raises ValueError"."""
     S = scenario([["2C", "3C"], ["4C"]], discard=["5C"])
     missing = S["stock"].pop()
@@ -183,7 +183,7 @@ def test_scenario_missing_a_card_from_the_stock():
 
 
 def test_scenario_duplicate_card_beyond_the_deck():
-    """SPEC: a scenario "whose cards do not match the configured deck … raises ValueError naming
+    """docs/api.md: a scenario "whose cards do not match the configured deck … raises ValueError naming
     the problem" (AS twice in one deck)."""
     S = scenario([["AS", "3C"], ["4C"]], discard=["5C"])
     S["hands"][1].append("AS")
@@ -193,7 +193,7 @@ def test_scenario_duplicate_card_beyond_the_deck():
 
 
 def test_scenario_three_jokers_in_one_deck():
-    """SPEC: cards must match the configured deck (one deck has 2 jokers)."""
+    """docs/api.md: cards must match the configured deck (one deck has 2 jokers)."""
     S = scenario([["JK", "JK"], ["4C"]], discard=["5C"])
     S["hands"][1].append("JK")
     with pytest.raises(ValueError):
@@ -201,7 +201,7 @@ def test_scenario_three_jokers_in_one_deck():
 
 
 def test_scenario_two_decks_allow_duplicates_but_not_triplicates():
-    """SPEC: "With two decks a card string names a card identity; the engine keeps count."."""
+    """docs/api.md: With two decks a card string names a card identity; the engine keeps count.."""
     rules = {"decks": 2}
     S = scenario([["9C", "9C"], ["4C"]], discard=["5C"], rules=rules)
     e = _reset(S, **rules)
@@ -212,7 +212,7 @@ def test_scenario_two_decks_allow_duplicates_but_not_triplicates():
 
 
 def test_scenario_wrong_deck_for_rules():
-    """SPEC: a scenario whose cards do not match the configured deck raises ValueError (a full
+    """docs/api.md: a scenario whose cards do not match the configured deck raises ValueError (a full
     two-deck scenario fed to a one-deck game)."""
     S = scenario([["2C", "3C"], ["4C"]], discard=["5C"], rules={"decks": 2})
     with pytest.raises(ValueError):
@@ -220,7 +220,7 @@ def test_scenario_wrong_deck_for_rules():
 
 
 def test_scenario_wrong_number_of_hands_or_bad_seat():
-    """SPEC: `hands` is "one list of card strings per player"; an impossible scenario raises."""
+    """docs/api.md: `hands` is "one list of card strings per player"; an impossible scenario raises."""
     S = scenario([["2C"], ["3C"], ["4C"]], discard=["5C"])
     with pytest.raises(ValueError) as ei:
         _reset(S)  # 3 hands, 2 players
@@ -245,8 +245,8 @@ BAD_MELDS = [
 
 @pytest.mark.parametrize("cards,rules", BAD_MELDS, ids=[" ".join(c) for c, _ in BAD_MELDS])
 def test_scenario_with_invalid_meld(cards, rules):
-    """SPEC: a scenario "otherwise impossible, raises ValueError naming the problem" — melds that
-    break RULES §3."""
+    """docs/api.md: a scenario "otherwise impossible, raises ValueError naming the problem" — melds that
+    break docs/rules.md §3."""
     S = scenario([["2C"], ["3C"]], discard=["4D"], melds=[{"owner": 0, "cards": cards}], rules=rules)
     with pytest.raises(ValueError) as ei:
         _reset(S, **rules)
@@ -254,7 +254,7 @@ def test_scenario_with_invalid_meld(cards, rules):
 
 
 def test_scenario_valid_melds_accepted_with_owners():
-    """SPEC: melds `{"owner": i, "cards": [...]}`, "a joker in a run is written "JK=8H", in a group
+    """docs/api.md: melds `{"owner": i, "cards": [...]}`, "a joker in a run is written "JK=8H", in a group
     "JK""; "A meld … may carry "owners", one seat per card"."""
     melds = [
         {"owner": 0, "cards": ["5H", "6H", "JK=7H", "8H"], "owners": [0, 0, 0, 1]},
@@ -272,7 +272,7 @@ def test_scenario_valid_melds_accepted_with_owners():
 
 
 def test_scenario_without_stock_is_seeded():
-    """SPEC: "stock (top first; optional: the remaining cards in a seeded random order)"."""
+    """docs/api.md: stock (top first; optional: the remaining cards in a seeded random order)."""
     S = scenario([["2C", "3C"], ["4C"]], discard=["5C"], omit_stock=True)
     a = _reset(copy.deepcopy(S)).state_dict()["stock"]
     b = rummy_env.raw_env()

@@ -1,4 +1,4 @@
-"""SPEC.md — state_dict schema and round trip, observations, PettingZoo API."""
+"""docs/api.md — state_dict schema and round trip, observations, PettingZoo API."""
 
 import copy
 import json
@@ -38,7 +38,7 @@ def restore(g: Game, sd=None, seed=11) -> Game:
 
 
 def assert_restores(g: Game, then=None, sd=None):
-    """SPEC: "feeding it back as a scenario restores the position exactly"."""
+    """docs/api.md: feeding it back as a scenario restores the position exactly."""
     g2 = restore(g, sd)
     assert canon_state(g2.sd()) == canon_state(g.sd())
     assert g2.agent == g.agent
@@ -62,7 +62,7 @@ EX = dict(
 
 
 def test_state_dict_keys_and_fresh_values():
-    """SPEC: state_dict "returns the current position in the same schema plus phase and each
+    """docs/api.md: state_dict "returns the current position in the same schema plus phase and each
     player's points melded so far this hand" and the listed keys."""
     g = fresh(players=3, seed=2)
     sd = g.sd()
@@ -75,12 +75,12 @@ def test_state_dict_keys_and_fresh_values():
 
 
 def test_round_trip_fresh_deal():
-    """SPEC state_dict round trip: a fresh deal."""
+    """docs/api.md state_dict round trip: a fresh deal."""
     assert_restores(fresh(players=3, seed=4), then=["draw"])
 
 
 def test_round_trip_play_phase_with_obliged_card():
-    """SPEC round trip, phase "play" with an obliged card (§4 worked example after take 4)."""
+    """docs/api.md round trip, phase "play" with an obliged card (§4 worked example after take 4)."""
     g = start(**EX)
     g.play("take 4")
     assert g.sd()["obliged"] == "4H"
@@ -88,7 +88,7 @@ def test_round_trip_play_phase_with_obliged_card():
 
 
 def test_round_trip_top_taken():
-    """SPEC round trip with `top_taken` set (the card may not be discarded this turn)."""
+    """docs/api.md round trip with `top_taken` set (the card may not be discarded this turn)."""
     g = start(**EX)
     g.play("take 0")
     g2 = assert_restores(g)
@@ -96,7 +96,7 @@ def test_round_trip_top_taken():
 
 
 def test_round_trip_json():
-    """SPEC: state_dict is a position in the scenario schema ("save/load of positions"): it
+    """docs/api.md: state_dict is a position in the scenario schema ("save/load of positions"): it
     survives JSON."""
     g = start(**EX)
     g.play("take 4")
@@ -105,7 +105,7 @@ def test_round_trip_json():
 
 
 def test_round_trip_rummy_window():
-    """SPEC round trip in phase "rummy" (`rummy_queue` = seats still to be asked)."""
+    """docs/api.md round trip in phase "rummy" (`rummy_queue` = seats still to be asked)."""
     g = start(
         hands=[["5C", "9D"], ["QS", "JS"], ["6H", "2C", "3D"], ["2D", "4D"]],
         melds=[{"owner": 0, "cards": ["7H", "8H", "9H"]}],
@@ -120,7 +120,7 @@ def test_round_trip_rummy_window():
 
 
 def test_round_trip_last_discard_call():
-    """SPEC round trip after a last_discard call: the caller lays off and does not discard, and
+    """docs/api.md round trip after a last_discard call: the caller lays off and does not discard, and
     play continues with the player whose turn it was."""
     g = start(
         hands=[["6H", "2C", "3D"], ["5C", "9D"], ["QS", "JS"]],
@@ -135,7 +135,7 @@ def test_round_trip_last_discard_call():
 
 
 def test_round_trip_floating():
-    """SPEC round trip with `floating` set."""
+    """docs/api.md round trip with `floating` set."""
     g = start(
         hands=[["5H", "6H", "7H"], ["2C", "9D"]],
         discard=["KC"],
@@ -149,7 +149,7 @@ def test_round_trip_floating():
 
 
 def test_round_trip_mid_opening_turn():
-    """SPEC round trip mid-way through an opening turn under first_meld_minimum (discard still
+    """docs/api.md round trip mid-way through an opening turn under first_meld_minimum (discard still
     refused)."""
     g = start(
         hands=[["2H", "3H", "4H", "KC", "KD", "KS"], ["5D"]],
@@ -164,7 +164,7 @@ def test_round_trip_mid_opening_turn():
 
 
 def test_round_trip_after_a_hand_of_a_game():
-    """SPEC round trip after a finished hand (`hand_scores`, cumulative `scores`, rotated dealer)."""
+    """docs/api.md round trip after a finished hand (`hand_scores`, cumulative `scores`, rotated dealer)."""
     g = start(hands=[["5H", "6H", "7H"], ["2D"]], discard=["KC"], stock_top=["2C"], rummy_calls="off")
     g.play("draw", "meld 5H 6H 7H", "discard 2C")
     assert g.sd()["hand_scores"] == [18, -2]
@@ -172,7 +172,7 @@ def test_round_trip_after_a_hand_of_a_game():
 
 
 def test_melds_listed_in_melding_order():
-    """SPEC: "The list order of melds is the order they were melded."."""
+    """docs/api.md: The list order of melds is the order they were melded.."""
     g = start(
         hands=[["9C", "9D", "9S", "5H", "6H", "7H", "2C"], ["4D"]],
         discard=["QC"],
@@ -189,7 +189,7 @@ def test_melds_listed_in_melding_order():
 
 # ----------------------------------------------------------------------------- observations
 def test_observation_and_mask_types():
-    """SPEC: observe(agent) returns {"observation": float32 array, "action_mask": int8 array}."""
+    """docs/api.md: observe(agent) returns {"observation": float32 array, "action_mask": int8 array}."""
     g = fresh(seed=0)
     for a in g.env.possible_agents:
         o = g.env.observe(a)
@@ -199,7 +199,7 @@ def test_observation_and_mask_types():
 
 
 def test_non_acting_agents_get_all_zero_masks():
-    """SPEC: "Agents not to act get an all-zero mask." (draw, play and rummy phases)."""
+    """docs/api.md: Agents not to act get an all-zero mask. (draw, play and rummy phases)."""
     g = start(
         hands=[["6H", "2C", "3D"], ["5C", "9D"], ["QS", "JS"]],
         melds=[{"owner": 0, "cards": ["7H", "8H", "9H"]}],
@@ -227,7 +227,7 @@ def _obs(S_kwargs, who="player_0", **rules):
 
 
 def test_observation_hides_other_hands_and_stock_order():
-    """SPEC: each agent sees only its seat: "Never another hand's hidden cards, never the stock
+    """docs/api.md: each agent sees only its seat: "Never another hand's hidden cards, never the stock
     order." — swapping player_1's cards with stock cards, or reordering the stock, changes
     nothing for player_0."""
     base = dict(hands=[["2S", "4C", "5D"], ["9S", "QS", "3H"]], discard=["KC"])
@@ -241,7 +241,7 @@ def test_observation_hides_other_hands_and_stock_order():
 
 
 def test_observation_shows_known_cards_of_opponents():
-    """SPEC: each agent sees "the cards each opponent is known to hold (taken from the pile and not
+    """docs/api.md: each agent sees "the cards each opponent is known to hold (taken from the pile and not
     yet melded or discarded)" — but not unknown ones."""
 
     def obs(card, known):
@@ -257,7 +257,7 @@ def test_observation_shows_known_cards_of_opponents():
 
 @pytest.mark.parametrize("kw", [{}, {"players": 3, "going_out": "float"}])
 def test_pettingzoo_api_test(kw):
-    """SPEC: "It passes pettingzoo.test.api_test"."""
+    """docs/api.md: It passes pettingzoo.test.api_test."""
     from pettingzoo.test import api_test
 
     api_test(rummy_env.env(**kw), num_cycles=200)

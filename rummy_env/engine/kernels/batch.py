@@ -12,7 +12,7 @@ from .masks import NOT_WILD, callable_depths, legal_row, pile_melds
 from .observe import observe_row
 from .ref import unpack
 from .step import PLAYING, apply_action, end_hand, new_game
-from .table import refresh_accepts
+from .table import refresh_accepts, slot_points
 
 
 @njit(cache=True)
@@ -130,6 +130,14 @@ def refresh_accepts_games(s, k, games):
     s, k = borrowed((s, k))
     for i in range(games.shape[0]):
         refresh_accepts(s, k, games[i])
+
+
+@njit(cache=True)
+def meld_points_games(s, k, g, meld, out):
+    """``out [slots]``: the points of the card in each slot of meld ``meld`` of game ``g`` (``table.slot_points``)."""
+    s, k = borrowed((s, k))
+    for slot in range(out.shape[0]):
+        out[slot] = slot_points(s, k, g, meld, slot)
 
 
 @njit(cache=True)

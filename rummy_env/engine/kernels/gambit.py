@@ -1,4 +1,5 @@
-"""Compiled Dealer's Gambit (``dealers_joker``, RULES §8.8): the power, the dealer's joker's moves, split, block.
+"""Compiled Dealer's Gambit (``dealers_joker``, docs/rules.md §8.8): the power, the dealer's joker's moves,
+split, block.
 
 After each deal the dealer names a power (phase ``power``); the joker set aside
 then serves once: ``wild`` as a joker of the dealer's in a meld or lay-off

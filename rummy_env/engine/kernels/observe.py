@@ -8,7 +8,7 @@ from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..observe import DEALERS_JOKER, VARIANT_PHASES
 from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, GAME_OVER, OUT_OF_PLAY, POWER_PHASE
 from .jit import kernel
-from .seats import seat_after, turns_from
+from .seats import seat_after, side_of, turns_from
 
 PHASES = 4
 HALF = np.float32(0.5)
@@ -97,7 +97,7 @@ def observe_row(s, k, g, seat, out):
     if k.variant_phases:
         i += VARIANT_PHASES
     if k.partnership:
-        side = seat % 2
+        side = side_of(seat)
         out[i] = np.float32(np.float64(s.scores[g, side] + s.scores[g, side + 2]) * to_target)
         out[i + 1] = np.float32(np.float64(s.scores[g, 1 - side] + s.scores[g, 3 - side]) * to_target)
         i += 2

@@ -1,10 +1,9 @@
 """The state, the spec and an engine's arrays as numba structures: one pointer where a tuple was ~110 values.
 
-A compiled function takes a tuple flattened into its fields: as tuples, the state's
-48 arrays and the spec's 59 values were ~450 machine arguments of every helper,
-unboxed at every call from Python (~5 us) and passed at every call between kernels.
-Here each is a ``structref``, a pointer to one heap structure: kernels read
-``s.hand`` and ``k.players`` exactly as they read the tuples' fields.
+A compiled function takes a tuple flattened into its fields, unboxed at every call from
+Python and passed at every call between kernels (benchmarks/NOTES.md). Here each is a
+``structref``, a pointer to one heap structure: kernels read ``s.hand`` and ``k.players``
+as they would read a tuple's fields.
 
 Nothing in compiled code counts references to these structures or to their arrays
 (borrowed, ``jit.py``): threads that share one never contend for a count. The Python

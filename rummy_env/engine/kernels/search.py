@@ -64,20 +64,11 @@ from .table import (
     extend_group,
     extend_jokers,
     extend_run,
+    table_fits,
 )
 
 GOAL_OUT, GOAL_MINIMUM = 0, 1  # go out (the hand empty, opened); reach first_meld_minimum this turn
 VISITED = 4096  # slots of a search's table of positions seen (a full table only stops merging)
-
-
-@inline
-def table_fits(accept_run, accept_group, open_groups, groups_only, g, card):
-    """Whether ``card`` (a joker too) can be laid off on game ``g``'s table as it stands."""
-    if card == JOKER:
-        if groups_only:
-            return accept_group[g, JOKER] > 0
-        return accept_run[g].any() or open_groups[g].any()
-    return accept_run[g, card] > 0 or accept_group[g, card] > 0
 
 
 @inline

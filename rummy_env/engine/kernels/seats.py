@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from ...rules import side_of as _side_of
 from .jit import inline
+
+side_of = inline(_side_of)
+"""The side of a seat under ``partnership`` (``rules.side_of``, compiled)."""
 
 
 @inline
@@ -15,3 +19,9 @@ def seat_after(k, seat, steps):
 def turns_from(k, seat, other):
     """How many turns after ``seat`` comes ``other`` (0 for ``seat`` itself): its seat relative to ``seat``."""
     return ((other - seat) * k.direction) % k.players
+
+
+@inline
+def side_or_seat(k, seat):
+    """Who scores ``seat``'s points: its side under ``partnership``, else the seat itself."""
+    return side_of(seat) if k.partnership else seat

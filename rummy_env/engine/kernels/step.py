@@ -7,6 +7,7 @@ import numpy as np
 from ...actions import BLOCK, DISCARD, DRAW, PASS, POWER, RUMMY, SKIP, SPLIT, STOP, TAKE
 from ...cards import JOKER
 from ...melds import RUN
+from ...rules import SIDES
 from ..state import (
     GAME_OVER,
     LAY_OFF_PHASE,
@@ -32,7 +33,7 @@ from .gambit import block_dj, name_power
 from .jit import inline, kernel
 from .masks import callable_depths, reaches_minimum
 from .search import place
-from .seats import seat_after
+from .seats import seat_after, side_of, side_or_seat
 from .spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
 from .windows import lay_off_goes_on, open_lay_offs, open_out_of_turn, pass_out_of_turn, placed_out_of_turn
 
@@ -245,8 +246,8 @@ def apply_action(s, k, g, action, work):
 
 @kernel
 def num_sides(k):
-    """Scoring units: 2 sides under ``partnership`` (seat ``p`` is side ``p % 2``), else one per seat."""
-    return 2 if k.partnership else k.players
+    """Scoring units: the sides under ``partnership`` (``seats.side_of``), else one per seat."""
+    return SIDES if k.partnership else k.players
 
 
 @kernel
@@ -255,7 +256,7 @@ def side_totals(k, per_seat):
     sides = num_sides(k)
     totals = np.zeros(sides, dtype=np.int64)
     for p in range(k.players):
-        totals[p % sides] += per_seat[p]
+        totals[side_or_seat(k, p)] += per_seat[p]
     return totals
 
 
@@ -263,7 +264,7 @@ def side_totals(k, per_seat):
 def game_winner(s, k, g, went_out):
     """The winning side (a seat without ``partnership``) after a hand, or -1 to play another hand."""
     scores = side_totals(k, s.scores[g])
-    out = went_out % num_sides(k) if went_out >= 0 else NOBODY
+    out = side_or_seat(k, went_out) if went_out >= 0 else NOBODY
     if k.deals > 0 and s.hand_no[g] + 1 < k.deals:
         return NOBODY
     if k.must_go_out:
@@ -311,7 +312,7 @@ def finish_sides(s, k, g, board, rewards):
     s.winner[g] = NOBODY if tie else side
     if not k.score_reward and not tie:
         for p in range(k.players):
-            rewards[p] += 1.0 if p % 2 == side else -1.0
+            rewards[p] += 1.0 if side_of(p) == side else -1.0
 
 
 @kernel
@@ -329,7 +330,7 @@ def score_rewards(k, scored, total, rewards):
     if k.partnership:
         sides = side_totals(k, scored)
         for p in range(players):
-            rewards[p] += (sides[p % 2] - sides[1 - p % 2]) / 100.0
+            rewards[p] += (sides[side_of(p)] - sides[1 - side_of(p)]) / 100.0
         return
     for p in range(players):
         rewards[p] += (players * scored[p] - total) / (100.0 * (players - 1))

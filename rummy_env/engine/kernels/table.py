@@ -6,7 +6,17 @@ import numpy as np
 
 from ...actions import DJ_GROUPS
 from ...cards import ACE, FOUR_ACES_ACE, JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
-from ...melds import GROUP, GROUP_JOKER_SLOT, JOKERS, MAX_GROUP, MAX_RUN, NUM_PATTERNS, NUM_RUN_PATTERNS, RUN
+from ...melds import (
+    GROUP,
+    GROUP_JOKER_SLOT,
+    JOKERS,
+    MAX_GROUP,
+    NUM_PATTERNS,
+    NUM_RUN_PATTERNS,
+    RUN,
+    run_high_ok,
+    run_low_ok,
+)
 from ..state import DJ_AT, DJ_SLOT, DJ_USED, SEALED
 from .cards import remove_card
 from .jit import inline, kernel
@@ -15,20 +25,28 @@ JOKER_CARD = np.int64(-1)  # the card argument standing for a joker (typed: a li
 SUIT_PAIRS = 6  # pairs of suits a group with the dealer's joker names (actions.SUIT_PAIRS)
 
 
-@kernel
-def low_ok(lo, length, corner):
-    """Whether a run can be extended below its low card."""
-    if corner:
-        return length < MAX_RUN
-    return lo >= 1 and not (lo == 1 and lo + length - 1 == NUM_RANKS)
+low_ok = kernel(run_low_ok)
+"""Whether a run can be extended below its low card (``melds.run_low_ok``, compiled)."""
+
+high_ok = kernel(run_high_ok)
+"""Whether a run can be extended above its high card (``melds.run_high_ok``, compiled)."""
 
 
-@kernel
-def high_ok(lo, length, corner):
-    """Whether a run can be extended above its high card."""
-    if corner:
-        return length < MAX_RUN
-    return lo + length <= NUM_RANKS and not (lo + length == NUM_RANKS and lo == 0)
+@inline
+def joker_fits(accept_run, accept_group, open_groups, groups_only, g):
+    """Whether a joker can be laid off on game ``g``'s table as it stands: at a run's end or on a group with room
+    (``groups_only``: only on a group of jokers with room)."""
+    if groups_only:
+        return accept_group[g, JOKER] > 0
+    return accept_run[g].any() or open_groups[g].any()
+
+
+@inline
+def table_fits(accept_run, accept_group, open_groups, groups_only, g, card):
+    """Whether ``card`` (a joker too) can be laid off on game ``g``'s table as it stands."""
+    if card == JOKER:
+        return joker_fits(accept_run, accept_group, open_groups, groups_only, g)
+    return accept_run[g, card] > 0 or accept_group[g, card] > 0
 
 
 @kernel
@@ -100,14 +118,13 @@ def create_meld_from(s, k, g, pattern, natural):
             suits |= 1 << k.card_suit[card]
             where = k.card_suit[card] if group else k.card_rank[card]
             s.placed[g, seat, card] += 1
-            points += k.card_points[pattern, i]
         else:
             where = GROUP_JOKER_SLOT + jokers if group else k.card_rank[card]
             jokers += 1
             s.table_jokers[g, NUM_NATURAL + k.card_rank[card] if group else card] += 1
-            points += stand_in_points(k, pattern, i)
         s.meld_owner[g, slot, where] = seat
         s.meld_joker[g, slot, where] = not from_hand
+        points += slot_points(s, k, g, slot, where)
     s.placed[g, seat, JOKER] += jokers
     s.meld_suits[g, slot] = suits if group else 0
     refresh_accepts(s, k, g)
@@ -115,16 +132,24 @@ def create_meld_from(s, k, g, pattern, natural):
 
 
 @inline
-def stand_in_points(k, pattern, i):
-    """A joker's points as card ``i`` of meld ``pattern``: ``joker_points``, or under ``dealers_joker`` those of
-    the card it stands for (RULES §8.8)."""
-    return k.card_points[pattern, i] if k.dealers_joker else k.values[JOKER]
-
-
-@inline
-def group_joker_points(k, rank):
-    """A joker's points in a group of ``rank``: ``joker_points``, or under ``dealers_joker`` the rank's."""
-    return k.values[rank if k.dealers_joker else JOKER]
+def slot_points(s, k, g, meld, slot):
+    """Points of the card in ``slot`` of ``meld`` as the table stands (docs/rules.md §2, §8.7, §8.8): its value;
+    an ace low in a run (A-2-3...) the low ace's; each ace of a group of four aces ``FOUR_ACES_ACE`` under
+    ``four_aces_100``; a joker ``joker_points``, or under ``dealers_joker`` the value of the card it stands for."""
+    kind = s.meld_kind[g, meld]
+    joker = s.meld_joker[g, meld, slot]
+    if kind == JOKERS or (joker and not k.dealers_joker):
+        return k.values[JOKER]
+    if kind == RUN:
+        if slot == ACE and s.meld_lo[g, meld] == ACE:
+            return k.low_ace
+        return k.values[s.meld_suit[g, meld] * NUM_RANKS + slot]
+    rank = s.meld_rank[g, meld]
+    if joker:
+        return k.values[rank]
+    if k.four_aces and rank == ACE and s.meld_len[g, meld] == MAX_GROUP:
+        return FOUR_ACES_ACE
+    return k.values[slot * NUM_RANKS + rank]
 
 
 @inline
@@ -150,11 +175,7 @@ def extend_run(s, k, g, card, joker):
     if joker:
         s.table_jokers[g, card] += 1
     refresh_accepts(s, k, g)
-    if joker and not k.dealers_joker:
-        return k.values[JOKER]
-    if k.card_rank[card] == 0 and new_lo == 0:
-        return k.low_ace
-    return k.values[card]
+    return slot_points(s, k, g, meld, k.card_rank[card])
 
 
 @inline
@@ -192,27 +213,27 @@ def extend_group(s, k, g, rank, card):
     suit = 0 if joker else k.card_suit[card]
     meld = group_target(s, k, g, rank, card)
     bits = s.meld_suits[g, meld]
+    slot = GROUP_JOKER_SLOT + s.meld_len[g, meld] - group_naturals(s, g, meld) if joker else suit
     if joker:
-        place_card(s, g, meld, GROUP_JOKER_SLOT + s.meld_len[g, meld] - group_naturals(s, g, meld), True, JOKER)
+        place_card(s, g, meld, slot, True, JOKER)
         s.table_jokers[g, NUM_NATURAL + rank] += 1
     else:
         s.meld_suits[g, meld] = bits | (1 << suit)
-        place_card(s, g, meld, suit, False, card)
+        place_card(s, g, meld, slot, False, card)
     refresh_accepts(s, k, g)
     if k.four_aces and rank == ACE and s.meld_len[g, meld] == MAX_GROUP:
-        return four_aces_complete(s, k, g, meld, bits, joker)
-    return group_joker_points(k, rank) if joker else k.values[card]
+        four_aces_complete(s, k, g, meld, bits)
+    return slot_points(s, k, g, meld, slot)
 
 
 @inline
-def four_aces_complete(s, k, g, meld, bits, joker):
+def four_aces_complete(s, k, g, meld, bits):
     """``four_aces_100``: a group of aces got its fourth card; each earlier natural ace's owner gains the
-    difference to ``FOUR_ACES_ACE``; returns the points of the card just laid off."""
+    difference to ``FOUR_ACES_ACE``."""
     for suit in range(NUM_SUITS):
         if (bits >> suit) & 1:
             ace = suit * NUM_RANKS + ACE
             s.melded_points[g, s.meld_owner[g, meld, suit]] += FOUR_ACES_ACE - k.values[ace]
-    return group_joker_points(k, ACE) if joker else FOUR_ACES_ACE
 
 
 @inline
@@ -267,14 +288,15 @@ def put_group4(s, k, g, rank, natural):
             s.meld_suits[g, slot] |= 1 << suit
             s.placed[g, seat, card] += 1
             s.meld_owner[g, slot, suit] = seat
-            points += FOUR_ACES_ACE if k.four_aces and rank == ACE else k.values[card]
+            s.meld_joker[g, slot, suit] = False
+            points += slot_points(s, k, g, slot, suit)
         else:
             remove_card(s, g, seat, JOKER)
             s.meld_owner[g, slot, GROUP_JOKER_SLOT + jokers] = seat
             s.meld_joker[g, slot, GROUP_JOKER_SLOT + jokers] = True
+            points += slot_points(s, k, g, slot, GROUP_JOKER_SLOT + jokers)
             jokers += 1
             s.table_jokers[g, NUM_NATURAL + rank] += 1
-            points += group_joker_points(k, rank)
     s.placed[g, seat, JOKER] += jokers
     refresh_accepts(s, k, g)
     return points
@@ -373,8 +395,9 @@ def dj_meld(s, k, g, arg):
         else:
             jokers += 1
     known = lend_dj(s, g)
-    points = create_meld_from(s, k, g, pattern, natural) - stand_in_points(k, pattern, spot)
+    points = create_meld_from(s, k, g, pattern, natural)
     slot = GROUP_JOKER_SLOT + before if k.pat_group[pattern] else k.card_rank[k.pat_cards[pattern, spot]]
+    points -= slot_points(s, k, g, s.num_melds[g] - 1, slot)
     placed_dj(s, g, s.num_melds[g] - 1, slot, known, jokers)
     return points
 
@@ -393,8 +416,9 @@ def dj_group4(s, k, g, rank, spot):
         else:
             jokers += 1
     known = lend_dj(s, g)
-    points = put_group4(s, k, g, rank, natural) - group_joker_points(k, rank)
+    points = put_group4(s, k, g, rank, natural)
     meld = s.num_melds[g] - 1
+    points -= slot_points(s, k, g, meld, GROUP_JOKER_SLOT + before)
     placed_dj(s, g, meld, GROUP_JOKER_SLOT + before, known, jokers)
     return doubled(s, k, g, meld, points)
 
