@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,11 +16,12 @@ pytest.importorskip("ray.rllib", reason="needs the rllib extra")
 import torch
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
+from omegaconf import OmegaConf
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from agents import GreedyAgent, make_agent, play_games
-from agents.rllib_agent import LEARNER, MaskedPPOModule, RLlibAgent, RummyRLlibEnv
+from agents.rllib_agent import LEARNER, MaskedPPOModule, RLlibAgent, RummyRLlibEnv, saved_rules
 from experiments.train_rllib import SeatMapping, train
 from rummy_env import Rules
 
@@ -174,6 +176,36 @@ def test_train_against_a_fixed_heuristic_checkpoints_and_evaluates(tmp_path, cap
         check=True,
     )
     assert res.hands.tolist() == [1, 1]
+    assert saved_rules(checkpoint) == Rules.from_dict(OmegaConf.to_container(cfg.env.rules))  # the table, recorded
+    with pytest.raises(ValueError, match=r"trained for rules\.episode=hand, not the default rules"):
+        make_agent(str(checkpoint), Rules())  # same shapes, another table: refused, naming its rules
+
+
+def test_a_relative_checkpoint_path_plays_in_evaluate_under_its_run_folders_name(tmp_path):
+    run = tmp_path / "outputs" / "seed0_run"
+    cfg = compose_rllib(
+        [
+            "env=one_hand",
+            "rllib=tiny",
+            "train.iterations=1",
+            "rllib.num_env_runners=0",
+            "rllib.num_cpus=1",
+            "rllib.train_batch_size=100",
+            "rllib.minibatch_size=50",
+            "eval.every=0",
+            "eval.final_games=1",
+            "eval.opponents=[random]",
+        ]
+    )
+    train(cfg, run)
+    args = ["agents=[rllib:outputs/seed0_run/checkpoints/last,random]", "env=one_hand", "deals=2", "plot=false"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "experiments.evaluate", *args, f"hydra.run.dir={tmp_path / 'ev'}"]
+    done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "rllib:seed0_run " in done.stdout and "checkpoints/last" not in done.stdout  # a short name in the tables
+    agents = pd.read_csv(tmp_path / "ev" / "agents.csv").set_index("agent")
+    assert agents.loc["rllib:seed0_run", "source"] == "rllib:outputs/seed0_run/checkpoints/last"  # the path: CSV
 
 
 @pytest.mark.slow

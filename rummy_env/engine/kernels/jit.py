@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -31,20 +33,55 @@ _OWN_MODULES = ("rummy_env.", "agents.")
 
 
 class _FirstCompileNotice(event.Listener):
-    """Logs ``COMPILING_NOTICE`` once per process, when numba starts compiling one of the project's kernels."""
+    """Logs ``COMPILING_NOTICE`` once per process, when numba starts compiling one of the project's kernels, then
+    what it compiles: each entry point compiled from Python with its time, and every ``every`` seconds a line
+    saying which one is still compiling (a first start is minutes of compilation, not minutes of silence)."""
 
-    def __init__(self) -> None:
+    def __init__(self, every: float = 20.0) -> None:
         self.said = False
+        self.every = every
+        self.depth = 0
+        self.current = ""
+        self.started = self.began = 0.0
+        self._idle = threading.Event()
+
+    def _log(self, message: str, *args: object) -> None:
+        logging.getLogger("rummy_env").warning(message, *args)
+
+    def _heartbeat(self) -> None:
+        while not self._idle.wait(self.every):
+            self._log("still compiling %s (%.0f s; %.0f s in all)", self.current, *self._elapsed())
+
+    def _elapsed(self) -> tuple[float, float]:
+        now = time.monotonic()
+        return now - self.started, now - self.began
 
     def on_start(self, ev: event.Event) -> None:
-        """Warn before the first compilation of a project kernel (cache hits raise no event)."""
+        """Warn before the first compilation of a project kernel (cache hits raise no event); name each entry point."""
         function = getattr(ev.data.get("dispatcher"), "py_func", None)
-        if not self.said and (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES):
+        if not (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES):
+            return
+        if not self.said:
             self.said = True
-            logging.getLogger("rummy_env").warning(COMPILING_NOTICE)
+            self.began = time.monotonic()
+            self._log(COMPILING_NOTICE)
+        self.depth += 1
+        if self.depth == 1:
+            self.current, self.started = getattr(function, "__qualname__", "?"), time.monotonic()
+            self._idle.clear()
+            threading.Thread(target=self._heartbeat, name="rummy_env-compile-progress", daemon=True).start()
 
     def on_end(self, ev: event.Event) -> None:
-        """Nothing to do when a compilation ends."""
+        """Say how long an entry point took once its compilation (with its helpers) ends."""
+        function = getattr(ev.data.get("dispatcher"), "py_func", None)
+        if not (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES) or not self.depth:
+            return
+        self.depth -= 1
+        if self.depth == 0:
+            self._idle.set()
+            spent, total = self._elapsed()
+            if spent >= 1.0:
+                self._log("compiled %s in %.0f s (%.0f s of compilation so far)", self.current, spent, total)
 
 
 NOTICE = _FirstCompileNotice()
