@@ -135,6 +135,20 @@ def test_unknown_rllib_checkpoint_is_a_value_error(tmp_path):
         make_agent(f"rllib:{tmp_path}", Rules())
 
 
+# One iteration of one-hand games in the driver process: a checkpoint in seconds.
+TINY_RUN = [
+    "env=one_hand",
+    "rllib=tiny",
+    "train.iterations=1",
+    "rllib.num_env_runners=0",
+    "rllib.num_cpus=1",
+    "rllib.train_batch_size=200",
+    "rllib.minibatch_size=100",
+    "eval.final_games=2",
+    "eval.opponents=[random]",
+]
+
+
 def compose_rllib(overrides: list[str]):
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
@@ -142,22 +156,7 @@ def compose_rllib(overrides: list[str]):
 
 
 def test_train_against_a_fixed_heuristic_checkpoints_and_evaluates(tmp_path, capsys):
-    cfg = compose_rllib(
-        [
-            "env=one_hand",
-            "rllib=tiny",
-            "train.iterations=1",
-            "rllib.num_env_runners=0",
-            "rllib.num_cpus=1",
-            "rllib.train_batch_size=200",
-            "rllib.minibatch_size=100",
-            "train.opponents=[greedy]",
-            "eval.every=1",
-            "eval.games=4",
-            "eval.final_games=2",
-            "eval.opponents=[random]",
-        ]
-    )
+    cfg = compose_rllib([*TINY_RUN, "train.opponents=[greedy]", "eval.every=1", "eval.games=4"])
     result = train(cfg, tmp_path)
     assert set(result) == {"random"} and 0 <= result["random"] <= 1
     checkpoint = tmp_path / "checkpoints" / "last"
@@ -183,20 +182,7 @@ def test_train_against_a_fixed_heuristic_checkpoints_and_evaluates(tmp_path, cap
 
 def test_a_relative_checkpoint_path_plays_in_evaluate_under_its_run_folders_name(tmp_path):
     run = tmp_path / "outputs" / "seed0_run"
-    cfg = compose_rllib(
-        [
-            "env=one_hand",
-            "rllib=tiny",
-            "train.iterations=1",
-            "rllib.num_env_runners=0",
-            "rllib.num_cpus=1",
-            "rllib.train_batch_size=100",
-            "rllib.minibatch_size=50",
-            "eval.every=0",
-            "eval.final_games=1",
-            "eval.opponents=[random]",
-        ]
-    )
+    cfg = compose_rllib([*TINY_RUN, "eval.every=0"])
     train(cfg, run)
     args = ["agents=[rllib:outputs/seed0_run/checkpoints/last,random]", "env=one_hand", "deals=2", "plot=false"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
