@@ -31,18 +31,9 @@ TINY_TRAIN = [
     "app, args, names",
     [
         ("evaluate", ["env=persain"], ["env=persain", "did you mean 'persian'", "boathouse", "wikipedia"]),
-        ("play", ["env=persain"], ["env=persain", "persian"]),
-        ("train", ["algo=ppo_nope"], ["algo=ppo_nope", "ppo_card", "ppo_mlp"]),
-        ("evaluate", ["rules.playrs=3"], ["rules.playrs=3", "did you mean 'players'", "options of rules"]),
-        ("train", ["rules.playrs=3"], ["rules.playrs=3", "'env.rules.playrs'", "players"]),
-        ("evaluate", ["+rules.playrs=3"], ["+rules.playrs=3", "nothing would read it", "players"]),
-        ("evaluate", ["+colour=red"], ["+colour=red", "evaluate's options", "agents", "deals"]),
         ("train", ["+rules.players=9"], ["+rules.players=9", "without the +", "rules.players=9"]),
-        ("train", ["rules.players=9"], ["Rules.players", "2..8", "9"]),
-        ("distill", ["rules.players=9"], ["Rules.players", "2..8"]),
         ("evaluate", ["agents=strategic"], ["agents=strategic", "a list", "agents=[strategic,greedy]"]),
-        ("train", ["--multirun", "env=persian,persain"], ["env=persain", "persian"]),
-        ("evaluate", ["agents=[strategic,greedy"], ["cannot read the command line"]),
+        ("play", ["rules.playrs=3"], ["rules.playrs=3", "did you mean 'players'", "options of rules"]),
     ],
 )
 def test_mistakes_hydra_would_catch_are_one_error_line(app, args, names, tmp_path):
@@ -50,6 +41,33 @@ def test_mistakes_hydra_would_catch_are_one_error_line(app, args, names, tmp_pat
     assert_one_error_line(done, *names)
     assert done.returncode == 2
     assert not (tmp_path / "run").exists()  # refused before Hydra made the run folder
+
+
+def _train_check(cfg):
+    from experiments.train import check_options
+
+    check_options(cfg)
+
+
+@pytest.mark.parametrize(
+    "app, overrides, message",
+    [
+        ("play", ["env=persain"], r"env=persain: no such env preset; did you mean 'persian'\? choose one of .*persian"),
+        ("train", ["algo=ppo_nope"], r"algo=ppo_nope: no such algo preset; .*ppo_card, ppo_mlp"),
+        ("evaluate", ["rules.playrs=3"], r"evaluate has no option 'rules.playrs'.*did you mean 'players'"),
+        ("train", ["env.rules.playrs=3"], r"no option 'env.rules.playrs'.*options of env.rules: players"),
+        ("evaluate", ["+rules.playrs=3"], r"\+rules.playrs=3: evaluate has no option 'rules.playrs' \(nothing"),
+        ("evaluate", ["+colour=red"], r"no option 'colour'.*evaluate's options: agents, lineups, deals"),
+        ("train", ["--multirun", "env=persian,persain"], r"env=persain: no such env preset"),
+        ("evaluate", ["agents=[strategic,greedy"], r"cannot read the command line"),
+        ("train", ["env.rules.players=9"], r"Rules.players must be an integer 2..8, got 9"),
+        ("train", ["train.seed=0,abc"], r"train.seed must be a whole number, got 'abc'"),
+    ],
+)
+def test_each_mistake_names_the_option_and_the_choices(app, overrides, message):
+    check = _train_check if app == "train" else None
+    with pytest.raises(ValueError, match=message):
+        check_overrides(app, app, [o for o in overrides if not o.startswith("-")], check=check)
 
 
 def test_debug_shows_the_traceback_of_a_hydra_level_mistake(tmp_path):
