@@ -380,7 +380,7 @@ def check_options(cfg: DictConfig) -> Rules:
     check_numbers(cfg, NUMBERS)
     check_device(str(cfg.train.device))
     rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
-    for opponent in cfg.eval.opponents:  # a misspelt evaluation opponent fails now, not after training
+    for opponent in [*cfg.eval.opponents, *(cfg.opponents.get("heuristics") or {})]:  # misspelt: fails now
         agent_kind(str(opponent))
     if str(cfg.train.resume).lower() not in ("auto", "true", "false"):
         raise ValueError(f"train.resume must be auto, true or false, got {cfg.train.resume!r}")
@@ -389,8 +389,11 @@ def check_options(cfg: DictConfig) -> Rules:
     return rules
 
 
-# rules.players=4 means what it means in evaluate and play; the free-form mappings take new keys
-@hydra_app("train", aliases={"rules.": "env.rules."}, open_keys=("opponents.heuristics",), check=check_options)
+RULES_ALIAS = {"rules.": "env.rules."}  # rules.players=4 means what it means in evaluate and play
+OPEN_KEYS = ("opponents.heuristics",)  # the free-form mapping that takes new keys (+opponents.heuristics.random=0.5)
+
+
+@hydra_app("train", aliases=RULES_ALIAS, open_keys=OPEN_KEYS, check=check_options)
 def main(cfg: DictConfig) -> dict:
     """The Hydra entry point: train in the run folder Hydra made."""
     command = "python -m experiments.train " + " ".join(HydraConfig.get().overrides.task)

@@ -43,12 +43,6 @@ def test_mistakes_hydra_would_catch_are_one_error_line(app, args, names, tmp_pat
     assert not (tmp_path / "run").exists()  # refused before Hydra made the run folder
 
 
-def _train_check(cfg):
-    from experiments.train import check_options
-
-    check_options(cfg)
-
-
 @pytest.mark.parametrize(
     "app, overrides, message",
     [
@@ -62,12 +56,15 @@ def _train_check(cfg):
         ("evaluate", ["agents=[strategic,greedy"], r"cannot read the command line"),
         ("train", ["env.rules.players=9"], r"Rules.players must be an integer 2..8, got 9"),
         ("train", ["train.seed=0,abc"], r"train.seed must be a whole number, got 'abc'"),
+        ("train", ["+opponents.heuristics.strategc=0.5"], r"unknown agent 'strategc'"),
     ],
 )
 def test_each_mistake_names_the_option_and_the_choices(app, overrides, message):
-    check = _train_check if app == "train" else None
+    from experiments import train
+
+    options = {"check": train.check_options, "open_keys": train.OPEN_KEYS} if app == "train" else {}
     with pytest.raises(ValueError, match=message):
-        check_overrides(app, app, [o for o in overrides if not o.startswith("-")], check=check)
+        check_overrides(app, app, [o for o in overrides if not o.startswith("-")], **options)
 
 
 def test_debug_shows_the_traceback_of_a_hydra_level_mistake(tmp_path):
