@@ -42,3 +42,12 @@ def trained_rules(model: Any) -> Rules | None:
     """The rules recorded in a loaded checkpoint, or ``None`` for a model saved without them."""
     recorded = getattr(model, RULES_ATTR, None)
     return Rules.from_dict(recorded) if isinstance(recorded, dict) else None
+
+
+def check_table(name: str, trained: Rules | None, rules: Rules) -> None:
+    """Refuse (``ValueError`` naming both tables) a checkpoint trained for other rules than ``rules``."""
+    if trained is not None and table_changes(trained) != table_changes(rules):
+        raise ValueError(
+            f"checkpoint {name!r} was trained for {table_label(trained)}, not {table_label(rules)}: "
+            "evaluate or play it at the table it was trained for"
+        )

@@ -42,17 +42,35 @@ def make_agent(
     if isinstance(rules, Mapping):
         rules = Rules.from_dict(rules)
     key = str(name_or_path)
-    if key in AGENTS:
+    kind = agent_kind(key)
+    if kind == "registered":
         return AGENTS[key](seed)
-    if key.startswith(SEARCH + ":"):
+    if kind == SEARCH:
         return make_search(key, seed)
-    if key.startswith("rllib:") or (Path(key) / "rllib_checkpoint.json").exists():
+    if kind == "rllib":
         from .rllib_agent import RLlibAgent  # the rllib extra: ray is imported only for RLlib checkpoints
 
         return RLlibAgent(key, rules=rules, deterministic=deterministic, seed=seed)
-    if key.endswith(".zip") or Path(key).exists():
-        return PolicyAgent(key, rules=rules, deterministic=deterministic, seed=seed)
+    return PolicyAgent(key, rules=rules, deterministic=deterministic, seed=seed)
+
+
+def agent_kind(name: str) -> str:
+    """What ``make_agent(name)`` builds, found without loading anything: ``registered``, ``search``, ``rllib``
+    or ``policy``; a ``ValueError`` naming the choices for an unknown name or a checkpoint that is not there."""
+    if name in AGENTS:
+        return "registered"
+    if name.startswith(SEARCH + ":"):
+        return SEARCH
+    folder = Path(name.removeprefix("rllib:"))
+    if name.startswith("rllib:") or (folder / "rllib_checkpoint.json").exists():
+        if not folder.is_dir():
+            raise ValueError(f"no RLlib checkpoint folder at {str(folder)!r}")
+        return "rllib"
+    if name.endswith(".zip") or Path(name).exists():
+        if not Path(name).exists():
+            raise ValueError(f"no checkpoint at {name!r}")
+        return "policy"
     raise ValueError(
-        f"unknown agent {key!r}: expected one of {', '.join(AGENTS)}, a MaskablePPO .zip checkpoint "
+        f"unknown agent {name!r}: expected one of {', '.join(AGENTS)}, a MaskablePPO .zip checkpoint "
         "or rllib:<RLlib checkpoint folder>"
     )

@@ -10,6 +10,7 @@ a trained module (or a checkpoint: ``make_agent("rllib:<dir>")``) on the batched
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -29,11 +30,13 @@ from rummy_env.env import OBS_BOUND, raw_env
 from rummy_env.rules import Rules
 
 from .base import Agent
+from .checkpoints import check_table
 
 LEARNER = "learner"  # module id of the trained (shared) policy
 OBS_KEY, MASK_KEY = "observation", "action_mask"
 RLLIB_PREFIX = "rllib:"
 CHECKPOINT_MARKER = "rllib_checkpoint.json"  # written by RLlib in every checkpoint folder
+RULES_FILE = "rummy_rules.json"  # written by experiments.train_rllib beside it: the table it was trained for
 
 
 def hint_key(k: int) -> str:
@@ -146,9 +149,28 @@ class HintModule(RLModule):
         raise NotImplementedError("HintModule is a fixed policy: leave it out of policies_to_train")
 
 
+def checkpoint_folder(path: str | Path) -> Path:
+    """The absolute folder of ``rllib:<folder>`` (RLlib reads only absolute paths)."""
+    return Path(str(path).removeprefix(RLLIB_PREFIX)).expanduser().resolve()
+
+
+def save_rules(checkpoint: str | Path, rules: Rules) -> None:
+    """Record the table in an algorithm checkpoint (``rummy_rules.json``): agents refuse it at another table."""
+    (checkpoint_folder(checkpoint) / RULES_FILE).write_text(json.dumps(rules.to_dict(), indent=1) + "\n")
+
+
+def saved_rules(checkpoint: str | Path) -> Rules | None:
+    """The rules recorded in an algorithm checkpoint (or the one a module folder sits in); ``None`` if none are."""
+    folder = checkpoint_folder(checkpoint)
+    for parent in [folder, *folder.parents][:5]:
+        if (parent / RULES_FILE).is_file():
+            return Rules.from_dict(json.loads((parent / RULES_FILE).read_text()))
+    return None
+
+
 def module_path(path: str | Path) -> Path:
     """The trained module's folder inside an algorithm checkpoint (or ``path`` itself if it is a module folder)."""
-    path = Path(str(path).removeprefix(RLLIB_PREFIX))
+    path = checkpoint_folder(path)
     inner = path / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE / LEARNER
     if inner.is_dir():
         return inner
@@ -175,7 +197,12 @@ class RLlibAgent(Agent):
         seed: int = 0,
         name: str | None = None,
     ) -> None:
+        trained = None
         if not isinstance(module, RLModule):
+            trained = saved_rules(module)
+            name = name or str(module)
+            if rules is not None:
+                check_table(name, trained, rules)
             module = RLModule.from_checkpoint(module_path(module))
         self.module = module
         self.deterministic = deterministic

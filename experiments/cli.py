@@ -4,17 +4,25 @@ A ``ValueError`` raised while an app reads its options or runs is a user's mista
 a missing checkpoint, rules out of range, a setting that is not a number), and so is an ``OSError``
 (a file that cannot be written): the app prints ``error: <message>`` on one line to stderr and exits
 with status 2. ``debug=true`` on the command line prints the full Python traceback instead.
+
+``hydra_app`` checks the command line before Hydra runs the app (and makes its run folder): an unknown
+option of a config group (``env=persain``), an unknown key (``rules.playrs=3``), a ``+key`` that nothing
+reads, and the app's own option checks, each one ``error:`` line naming the option and the valid choices.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import logging
+import re
 import sys
+import time
 import traceback
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from tqdm import tqdm
@@ -23,6 +31,11 @@ from agents.arena import Progress
 
 ERROR_EXIT = 2
 DEBUG_KEY = "debug"
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+# Hydra's own flags: with one of these on the command line Hydra alone reads it (help, config printing, ...)
+HYDRA_FLAGS = ("-h", "--help", "--hydra-help", "-c", "--cfg", "-i", "--info", "-cn", "--config-name", "-cp")
+HYDRA_FLAGS += ("--config-path", "-cd", "--config-dir", "-p", "--package", "--resolve", "-sc", "--shell-completion")
+HYDRA_FLAGS += ("--version", "--experimental-rerun")
 
 T = TypeVar("T")
 
@@ -102,6 +115,16 @@ def hands_bar(games: int, desc: str, enabled: bool = True) -> Iterator[Callable[
 
     Yields the ``progress`` callback for ``agents.play_games``.
     """
+    if enabled and not on_terminal():  # a log or a pipe: a plain line now and then
+        ticker = Ticker(desc, None, "hand")
+
+        def tick(p: Progress) -> None:
+            ticker.total = p.hands_expected
+            ticker.update(p.hands - ticker.n)
+
+        yield tick
+        ticker.close()
+        return
     with tqdm(total=None, desc=desc, unit="hand", dynamic_ncols=True, disable=not enabled, mininterval=1.0) as bar:
 
         def update(p: Progress) -> None:
@@ -116,6 +139,198 @@ def hands_bar(games: int, desc: str, enabled: bool = True) -> Iterator[Callable[
 LOG_NAME = "experiments"
 
 
+@contextmanager
+def counter(total: int, desc: str, unit: str) -> Iterator[Any]:
+    """A tqdm bar on a terminal, a ``Ticker`` (a plain line now and then) in a log or a pipe; both ``update(n)``."""
+    if not on_terminal():
+        ticker = Ticker(desc, total, unit)
+        yield ticker
+        ticker.close()
+        return
+    with tqdm(total=total, desc=desc, unit=unit, unit_scale=True, dynamic_ncols=True, mininterval=1.0) as bar:
+        yield bar
+
+
 def logger(app: str) -> logging.Logger:
     """The logger of an app (``experiments.<app>``): terminal and ``<run dir>/<app>.log`` under Hydra."""
     return logging.getLogger(f"{LOG_NAME}.{app}")
+
+
+def _choices(names: Sequence[str], given: str) -> str:
+    close = difflib.get_close_matches(given, names, n=1)
+    return (f"did you mean {close[0]!r}? " if close else "") + "choose one of " + ", ".join(names)
+
+
+def group_options(group: str) -> list[str]:
+    """The options of a config group of ``configs/`` (``env`` -> ``boathouse``, ``default``, ...)."""
+    return sorted(p.stem for p in (CONFIGS / group).glob("*.yaml"))
+
+
+def _node_keys(cfg: Any, path: Sequence[str]) -> tuple[list[str], str | None]:
+    """The keys of the node at ``path[:-1]`` and the first part of ``path`` that is missing (``None``: all there)."""
+    from omegaconf import DictConfig
+
+    node = cfg
+    for depth, part in enumerate(path):
+        keys = [str(k) for k in node] if isinstance(node, DictConfig) else []
+        if part not in keys:
+            return keys, ".".join(path[: depth + 1])
+        node = node[part]
+    return [], None
+
+
+def check_overrides(
+    app: str,
+    config_name: str,
+    overrides: Sequence[str],
+    open_keys: Sequence[str] = (),
+    check: Callable[[Any], None] | None = None,
+    typed: Mapping[str, str] | None = None,
+) -> None:
+    """Raise a one-line ``ValueError`` for an override of ``app``'s config that Hydra would refuse or nobody reads.
+
+    Checks each config group option, each key (a ``+key`` only below ``open_keys``, the free-form mappings), that the
+    config composes, then ``check`` (the app's option checks) on it, once per value of a sweep. Messages quote
+    each override as ``typed`` maps it (what the user typed before ``alias`` rewrote it).
+    """
+    from hydra import compose, initialize_config_dir
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+    from omegaconf import OmegaConf
+
+    try:
+        parsed = OverridesParser.create().parse_overrides(list(overrides))
+    except HydraException as err:
+        raise ValueError(f"cannot read the command line: {str(err).splitlines()[0]}") from None
+    ours = [o for o in parsed if not o.key_or_group.startswith("hydra")]
+    values = {id(o): list(o.sweep_string_iterator()) if o.is_sweep_override() else [None] for o in ours}
+    groups = [o for o in ours if (CONFIGS / o.key_or_group).is_dir()]
+    for o in groups:
+        options = group_options(o.key_or_group)
+        for value in values[id(o)] if o.is_sweep_override() else [o.value()]:
+            if str(value) not in options:
+                raise ValueError(
+                    f"{o.key_or_group}={value}: no such {o.key_or_group} preset; {_choices(options, str(value))}"
+                )
+
+    def line(o: Any, value: str | None) -> str:
+        return o.input_line if value is None else f"{o.get_key_element()}={value}"
+
+    with initialize_config_dir(str(CONFIGS), version_base="1.3", job_name=app):
+        base = compose(config_name, overrides=[line(o, values[id(o)][0]) for o in groups])
+        for o in ours:
+            if o in groups or o.is_delete():
+                continue
+            key = o.key_or_group
+            keys, missing = _node_keys(base, key.split("."))
+            opened = any(key.startswith(k + ".") for k in open_keys)
+            said = (typed or {}).get(o.input_line, o.input_line)
+            if missing is None and o.is_add():
+                raise ValueError(f"{said}: {key} is an option already; set it without the +: {said.lstrip('+')}")
+            if missing is not None and not opened:
+                parent = missing.rpartition(".")[0]
+                where = f"options of {parent}" if parent else f"{app}'s options"
+                raise ValueError(
+                    f"{said}: {app} has no option {missing!r} (nothing would read it); "
+                    + _choices(keys, missing.rpartition(".")[2]).replace("choose one of", where + ":")
+                )
+        variants = [[line(o, values[id(o)][0]) for o in ours]]
+        variants += [
+            [line(p, value if p is o else values[id(p)][0]) for p in ours] for o in ours for value in values[id(o)][1:]
+        ]
+        for variant in variants:
+            try:
+                cfg = compose(config_name, overrides=variant)
+            except HydraException as err:
+                raise ValueError(str(err)) from None
+            if check is not None:
+                check(OmegaConf.create(OmegaConf.to_container(cfg)))
+
+
+def _debug_asked(args: Sequence[str]) -> bool:
+    return any(re.fullmatch(r"\+*debug=(true|True|yes|1)", a) for a in args)
+
+
+def hydra_app(
+    app: str,
+    aliases: Mapping[str, str] | None = None,
+    open_keys: Sequence[str] = (),
+    check: Callable[[Any], None] | None = None,
+) -> Callable[[Callable[[Any], Any]], Callable[[], None]]:
+    """Decorate an app's task: ``main()`` checks the command line (``check_overrides``), then runs it under Hydra.
+
+    ``aliases`` rewrites key prefixes first (train's ``rules.players=4`` is ``env.rules.players=4``).
+    """
+    import hydra
+
+    def wrap(task: Callable[[Any], Any]) -> Callable[[], None]:
+        hydra_main = hydra.main(config_path=str(CONFIGS), config_name=app, version_base="1.3")(user_errors(task))
+
+        @functools.wraps(task)
+        def main() -> None:
+            args = [alias(a, aliases or {}) for a in sys.argv[1:]]
+            typed = dict(zip(args, sys.argv[1:], strict=True))
+            sys.argv[1:] = args
+            if not any(a.split("=")[0] in HYDRA_FLAGS for a in args):
+                try:
+                    overrides = [a for a in args if not a.startswith("-")]
+                    check_overrides(app, app, overrides, open_keys, check, typed)
+                except ValueError as err:
+                    sys.exit(report(err, _debug_asked(args)))
+            hydra_main()
+
+        return main
+
+    return wrap
+
+
+def alias(arg: str, aliases: Mapping[str, str]) -> str:
+    """``arg`` with a key prefix of ``aliases`` replaced (``+rules.players=4`` -> ``+env.rules.players=4``)."""
+    match = re.match(r"([+~]*)([^=]*)(.*)", arg, re.S)
+    if not match or arg.startswith("-"):
+        return arg
+    sign, key, rest = match.groups()
+    for old, new in aliases.items():
+        if key.startswith(old):
+            return sign + new + key[len(old) :] + rest
+    return arg
+
+
+def on_terminal(stream: Any = None) -> bool:
+    """Whether ``stream`` (stderr by default) is a terminal: progress bars there, plain periodic lines otherwise."""
+    stream = sys.stderr if stream is None else stream
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class Ticker:
+    """A progress line every ``every`` seconds for logs and pipes, where a tqdm bar would write ``\\r`` frames."""
+
+    def __init__(
+        self, desc: str, total: float | None, unit: str, every: float = 30.0, log: Any = None, initial: float = 0.0
+    ) -> None:
+        self.desc, self.total, self.unit, self.every = desc, total, unit, every
+        self.log = log or logging.getLogger(LOG_NAME)
+        self.t0 = self.last = time.monotonic()
+        self.n = self.n0 = initial
+
+    def line(self, done: bool = False) -> str:
+        """``train: 4,096/250,000 steps, 1,234 steps/s, 3 s`` (``done, ...`` at the end)."""
+        elapsed = time.monotonic() - self.t0
+        rate = (self.n - self.n0) / max(elapsed, 1e-9)
+        of = f"/{self.total:,.0f}" if self.total and not done else ""
+        state = "done, " if done else ""
+        return f"{self.desc}: {state}{self.n:,.0f}{of} {self.unit}s, {rate:,.0f} {self.unit}s/s, {elapsed:.0f} s"
+
+    def update(self, n: float) -> None:
+        """Count ``n`` more units; log a line when ``every`` seconds have passed since the last one."""
+        self.n += n
+        if time.monotonic() - self.last >= self.every:
+            self.last = time.monotonic()
+            self.log.info(self.line())
+
+    def close(self) -> None:
+        """Log the last line: the count, the rate and the time taken."""
+        self.log.info(self.line(done=True))

@@ -25,19 +25,18 @@ import shutil
 import time
 from pathlib import Path
 
-import hydra
 import torch
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from stable_baselines3.common.logger import configure
-from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
 
 from agents import make_agent
 from agents.checkpoints import record_rules, table_label
 from agents.distill import CloneStats, Demonstrations, clone, collect
+from agents.registry import agent_kind
 from agents.selfplay import TrainVecEnv
-from experiments.cli import LOG_NAME, Number, check_numbers, hands_bar, logger, user_errors
+from experiments.cli import LOG_NAME, Number, check_numbers, counter, hands_bar, hydra_app, logger
 from experiments.train import build_model, check_device, evaluate, latest_path
 from rummy_env import Rules
 
@@ -61,8 +60,18 @@ NUMBERS = {
 CHECKPOINT = "distilled.zip"
 
 
-@hydra.main(config_path="../configs", config_name="distill", version_base="1.3")
-@user_errors
+def check_options(cfg: DictConfig) -> Rules:
+    """The options read before the work starts, checked (a ``ValueError`` naming the option); returns the rules."""
+    check_numbers(cfg, NUMBERS)
+    check_device(str(cfg.distill.device))
+    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    names = [] if cfg.teacher.data else [cfg.teacher.name, *(cfg.teacher.opponents or {})]
+    for name in [*names, *cfg.eval.opponents]:  # a misspelt agent fails now, not after the work
+        agent_kind(str(name))
+    return rules
+
+
+@hydra_app("distill", aliases={"rules.": "env.rules."}, open_keys=("teacher.opponents",), check=check_options)
 def main(cfg: DictConfig) -> dict:
     """The Hydra entry point: distil in the run folder Hydra made."""
     command = "python -m experiments.distill " + " ".join(HydraConfig.get().overrides.task)
@@ -77,14 +86,7 @@ def demonstrations(cfg: DictConfig, rules: Rules, out: Path) -> Demonstrations:
         log.info("read %s decisions from %s", f"{len(data):,}", t.data)
         return data
     start = time.time()
-    with tqdm(
-        total=int(t.decisions),
-        desc=f"record {t.name}",
-        unit="decision",
-        unit_scale=True,
-        dynamic_ncols=True,
-        mininterval=1.0,
-    ) as bar:
+    with counter(int(t.decisions), f"record {t.name}", "decision") as bar:
         data = collect(
             rules,
             str(t.name),
@@ -119,9 +121,7 @@ def build_policy_model(cfg: DictConfig, rules: Rules):
 
 def distill(cfg: DictConfig, out: Path, command: str = "") -> dict:
     """Collect (or read) demonstrations, clone them into ``algo``'s policy, evaluate; returns the win rates."""
-    check_numbers(cfg, NUMBERS)
-    check_device(str(cfg.distill.device))
-    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    rules = check_options(cfg)
     torch.set_num_threads(int(cfg.distill.torch_threads))
     out.mkdir(parents=True, exist_ok=True)
     OmegaConf.save({k: v for k, v in cfg.items() if k != "hydra"}, out / "config.yaml", resolve=True)
@@ -185,7 +185,7 @@ def fit(cfg: DictConfig, model, train_rows: Demonstrations, held: Demonstrations
     start = time.time()
     with (
         logging_redirect_tqdm(loggers=[logging.getLogger(LOG_NAME)]),
-        tqdm(total=total, desc="clone", unit="decision", unit_scale=True, dynamic_ncols=True, mininterval=1.0) as bar,
+        counter(total, "clone", "decision") as bar,
     ):
         clone(
             model.policy,

@@ -14,17 +14,17 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # small matrix products: threads only add contention
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import hydra
 import numpy as np
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from agents import GameResults, make_agent, play_games, wilson_interval
-from experiments.cli import Number, check_numbers, hands_bar, logger, user_errors
+from agents.registry import agent_kind
+from experiments.cli import Number, check_numbers, hands_bar, hydra_app, logger
 from rummy_env.records import RecordWriter
 from rummy_env.rules import Rules, side_of
 
@@ -49,9 +49,20 @@ FORMATS = {
 }
 
 
+def short_name(agent: str) -> str:
+    """A checkpoint's short name: a .zip's file stem, an RLlib checkpoint's run folder (``rllib:<run>``)."""
+    if agent.endswith(".zip"):
+        return Path(agent).stem
+    if agent.startswith("rllib:") or (Path(agent) / "rllib_checkpoint.json").exists():
+        parts = Path(agent.removeprefix("rllib:")).resolve().parts
+        run = parts[parts.index("checkpoints") - 1] if "checkpoints" in parts[1:] else parts[-1]
+        return f"rllib:{run}"
+    return agent
+
+
 def display_names(agents: Sequence[str]) -> list[str]:
-    """Short unique names: checkpoint paths by file stem, repeats numbered."""
-    base = [Path(a).stem if a.endswith(".zip") else a for a in agents]
+    """Short unique names: checkpoint paths by file stem (RLlib's by run folder), repeats numbered."""
+    base = [short_name(a) for a in agents]
     return [b if base.count(b) == 1 else f"{b}#{base[:i].count(b) + 1}" for i, b in enumerate(base)]
 
 
@@ -203,12 +214,30 @@ def tournament_rules(cfg: dict[str, Any]) -> Rules:
     return Rules.from_dict({**preset, **{k: v for k, v in cfg["rules"].items() if v != defaults.get(k)}})
 
 
+def agent_specs(cfg: Mapping[str, Any]) -> list[str]:
+    """The ``agents`` of a config as strings; a single name (``agents=strategic``) is refused."""
+    agents = cfg["agents"]
+    if isinstance(agents, str) or not isinstance(agents, Sequence) or not agents:
+        raise ValueError(
+            f"agents={agents}: give a list of the agents in the tournament, "
+            f"e.g. agents=[{agents or 'strategic'},greedy] (agents=[name] plays one agent against itself)"
+        )
+    return [str(a) for a in agents]
+
+
+def check_options(cfg: Any) -> Rules:
+    """The options read before the tournament starts, checked (a ``ValueError`` naming the option); the rules."""
+    check_numbers(cfg, NUMBERS)
+    for agent in agent_specs(cfg):
+        agent_kind(agent)
+    return tournament_rules(cfg)
+
+
 def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict[str, pd.DataFrame]:
     """Play the tournament a config describes (recording every game to ``record_path`` if given);
     returns the ``agents``, ``lineups`` and ``games`` tables."""
-    check_numbers(cfg, NUMBERS)
-    rules = tournament_rules(cfg)
-    specs = [str(a) for a in ([cfg["agents"]] if isinstance(cfg["agents"], str) else cfg["agents"])]
+    rules = check_options(cfg)
+    specs = agent_specs(cfg)
     names = display_names(specs)
     agents = [make_agent(a, rules, cfg["seed"] + k) for k, a in enumerate(specs)]
     explicit = [[str(a) for a in lineup] for lineup in cfg["lineups"]] if cfg.get("lineups") else None
@@ -235,6 +264,7 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
     lineup_names = [" ".join(names[a] for a in lineup) for lineup in lineups]
     rows = seat_stats(results).assign(lineup=np.repeat([lineup_names[i] for i in lineup_id], rules.players))
     per_agent = summarise(rows, names).merge(ratings(results, names), on="agent").merge(timing(results, names))
+    per_agent["source"] = [specs[names.index(a)] for a in per_agent.agent]  # the full spec, in the CSV only
     per_lineup = [summarise(group, names).assign(lineup=name) for name, group in rows.groupby("lineup", sort=False)]
     games = pd.DataFrame(
         {
@@ -342,21 +372,27 @@ def write_reports(tables: dict[str, pd.DataFrame], cfg: dict[str, Any], out_dir:
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         df.to_csv(out_dir / f"{name}.csv", index=False)
+    tables = shown(tables)
     (out_dir / "report.md").write_text(markdown(tables, cfg))
     if cfg.get("plot", True):
         plot(tables["agents"], out_dir / "winrates.png")
 
 
+def shown(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The tables as printed: the agents' full specs (``source``: checkpoint paths) are for the CSV only."""
+    return {**tables, "agents": tables["agents"].drop(columns="source", errors="ignore")}
+
+
 def show(tables: dict[str, pd.DataFrame]) -> None:
     """Log the per-agent and the head-to-head tables, each under its title."""
+    tables = shown(tables)
     log.info("\n%s\n%s", AGENTS_TITLE, text_table(tables["agents"]))
     log.info("\n%s\n%s", LINEUPS_TITLE, text_table(tables["lineups"]))
     if "sides" in tables:
         log.info("\n%s\n%s", SIDES_TITLE, text_table(tables["sides"]))
 
 
-@hydra.main(version_base=None, config_path="../configs", config_name="evaluate")
-@user_errors
+@hydra_app("evaluate", check=check_options)
 def main(cfg: DictConfig) -> None:
     """Run the tournament and write its reports into the Hydra run folder."""
     from hydra.core.hydra_config import HydraConfig

@@ -25,7 +25,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.human import HumanAgent, HumanQuit
-from experiments.cli import Number, check_numbers, debugging, report, user_errors
+from experiments.cli import Number, check_numbers, debugging, hydra_app, report
 from rummy_env.actions import PASS, RUMMY, TAKE
 from rummy_env.cards import card_text, counts_to_cards
 from rummy_env.engine import Engine
@@ -266,7 +266,7 @@ def run(cfg: Any, stdin: TextIO | None = None, stdout: TextIO | None = None) -> 
         def human(p: int) -> HumanAgent:
             return HumanAgent(stdin, stdout, hint=hint, symbols=symbols, show_table=bool(get("show_table", True)))
 
-        agents = seat_agents(rules, humans, list(get("agents", None) or []), seed, human)
+        agents = seat_agents(rules, humans, agent_names(get("agents", None)), seed, human)
         if "torch" in sys.modules:  # a checkpoint was loaded: one-game batches need no intra-op threads
             sys.modules["torch"].set_num_threads(1)
     except ValueError as err:
@@ -309,12 +309,25 @@ def _silence(stream: TextIO) -> None:
         pass
 
 
+def agent_names(agents: Any) -> list[str]:
+    """The ``agents`` option as a list: a single name (``agents=strategic``) is that agent in every other seat."""
+    return [agents] if isinstance(agents, str) else [str(a) for a in agents or []]
+
+
+def check_options(cfg: Any) -> None:
+    """The options read before the game starts, checked (a ``ValueError`` naming the option)."""
+    from agents.registry import agent_kind
+
+    check_numbers(cfg, {k: v for k, v in NUMBERS.items() if k in cfg})
+    build_rules(cfg.get("players"), dict(cfg.get("rules") or {}), (cfg.get("env") or {}).get("rules"))
+    for name in [*agent_names(cfg.get("agents")), *([str(cfg.hint)] if cfg.get("hint") else [])]:
+        agent_kind(name)
+
+
 def _hydra_main() -> None:
-    import hydra
     from omegaconf import DictConfig, OmegaConf
 
-    @hydra.main(version_base="1.3", config_path="../configs", config_name="play")
-    @user_errors
+    @hydra_app("play", check=check_options)
     def main(cfg: DictConfig) -> None:
         code = run(OmegaConf.to_container(cfg, resolve=True))
         if code:

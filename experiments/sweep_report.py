@@ -8,7 +8,8 @@ holding rows with ``final`` true (``experiments.train`` and ``experiments.train_
 Runs whose overrides agree once the seed (``train.seed``) is left out form one configuration, named
 by the overrides that differ between configurations (those common to all runs head the table); the
 table has one row per configuration and evaluation opponent: the seeds, the mean final win rate and
-its 95% Student-t interval over seeds (clipped to [0, 1]), and each seed's value. It is printed and written as
+its 95% Student-t interval over seeds (clipped to [0, 1]), and each seed's value; a last line names the best run
+and its model (the jobs of a sweep leave ``train.latest`` alone). It is printed and written as
 ``sweep_report.md`` and ``sweep_report.csv`` (into ``--out``, by default the first folder given).
 """
 
@@ -116,8 +117,16 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def markdown(table: pd.DataFrame, runs: int, common: Sequence[str] = ()) -> str:
-    """The table as Markdown, after a line saying what it is and the overrides every run shares."""
+def best_run(rows: pd.DataFrame) -> str:
+    """A line naming the run with the highest final win rate (mean over its opponents) and its model file."""
+    rates = rows.assign(win_rate=rows["win_rate"].astype(float)).groupby("run")["win_rate"].mean()
+    run = Path(str(rates.idxmax()))
+    model = next((run / m for m in ("final.zip", "checkpoints/last") if (run / m).exists()), run)
+    return f"Best run: `{run}` (final win rate {rates.max():.3f}, mean over its opponents); its model: `{model}`"
+
+
+def markdown(table: pd.DataFrame, runs: int, common: Sequence[str] = (), best: str = "") -> str:
+    """The table as Markdown, after a line saying what it is and the overrides every run shares; then ``best``."""
     shared = f"; every run: `{' '.join(common)}`" if common else ""
     title = f"Final win rate per configuration ({runs} runs): mean over seeds and its 95% Student-t interval"
     lines = [
@@ -129,6 +138,8 @@ def markdown(table: pd.DataFrame, runs: int, common: Sequence[str] = ()) -> str:
     for r in table.itertuples():
         ci = "n/a" if math.isnan(r.ci_low) else f"[{r.ci_low:.3f}, {r.ci_high:.3f}]"
         lines.append(f"| `{r.config}` | {r.opponent} | {r.seeds} | {r.win_rate:.3f} | {ci} | {r.per_seed} |")
+    if best:
+        lines += ["", best]
     return "\n".join(lines) + "\n"
 
 
@@ -145,7 +156,7 @@ def report(roots: Sequence[Path], out: Path | None = None) -> pd.DataFrame:
     out = Path(out or roots[0])
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "sweep_report.csv", index=False)
-    (out / "sweep_report.md").write_text(markdown(table, len(runs), common))
+    (out / "sweep_report.md").write_text(markdown(table, len(runs), common, best_run(rows)))
     return table
 
 

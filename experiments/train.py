@@ -36,7 +36,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import hydra
 import numpy as np
 import torch
 from hydra.core.hydra_config import HydraConfig
@@ -51,8 +50,9 @@ from agents import PolicyAgent, make_agent, play_games, wilson_interval
 from agents.arena import Progress
 from agents.card_policy import CardPolicy, card_policy_kwargs
 from agents.checkpoints import record_rules, table_id, table_label
+from agents.registry import agent_kind
 from agents.selfplay import OpponentPool, TrainVecEnv
-from experiments.cli import LOG_NAME, Number, check_numbers, hands_bar, logger, user_errors
+from experiments.cli import LOG_NAME, Number, Ticker, check_numbers, hands_bar, hydra_app, logger, on_terminal
 from rummy_env import Rules
 
 log = logger("train")
@@ -135,12 +135,18 @@ class TrainCallback(BaseCallback):
         self.cfg, self.out, self.rules, self.pool, self.s = cfg, out, rules, pool, state
         self.ckpt = out / "checkpoints"
         self.wins = self.games = 0.0
+        self.outside_s = 0.0  # seconds spent on evaluations and checkpoints (not training)
+        self.rollouts, self.t_start, self.steps_start = 0, time.time(), 0
 
     # -- schedule ---------------------------------------------------------------------------------
     def _on_training_start(self) -> None:
         self.t0 = time.time() - self.s["wall_s"]  # wall clock continues across resumes
         start, rollout = self.model.num_timesteps, self.model.n_steps * self.training_env.num_envs
         end = start + math.ceil(max(int(self.cfg.train.steps) - start, 0) / rollout) * rollout  # whole rollouts
+        self.t_start, self.steps_start = time.time(), start
+        self.bar: tqdm | Ticker = Ticker("train", end, "step", log=log, initial=start)
+        if not on_terminal():
+            return
         self.bar = tqdm(
             total=end,
             initial=start,
@@ -154,7 +160,7 @@ class TrainCallback(BaseCallback):
 
     def _on_rollout_start(self) -> None:
         """The policy was just updated and the env sits between two rollouts: a clean point for everything."""
-        steps = self.model.num_timesteps
+        steps, t = self.model.num_timesteps, time.time()
         snapshots = self.pool is not None and self.pool.snapshot_weight > 0 and self.cfg.opponents.snapshot_every
         if snapshots and steps >= self.s["next_snapshot"]:
             self.pool.add_snapshot(self.model, steps)
@@ -167,6 +173,17 @@ class TrainCallback(BaseCallback):
         if steps >= self.s["next_checkpoint"] and steps > 0:
             self.save_checkpoint()
             self.s["next_checkpoint"] = steps + int(self.cfg.train.checkpoint_every)
+        self.outside_s += time.time() - t
+        self.rollouts += 1
+        if self.rollouts == 2:  # the first rollout compiles the kernels it meets: the speed is measured from here
+            self.mark = (time.time(), steps, self.outside_s)
+
+    def training_speed(self) -> float:
+        """Env steps per second of rollouts and updates since the second rollout (evaluations, checkpoints and the
+        first rollout, which compiles, left out); the whole session when it had a single rollout."""
+        t, steps, outside = getattr(self, "mark", (self.t_start, self.steps_start, 0.0))
+        seconds = time.time() - t - (self.outside_s - outside)
+        return (self.model.num_timesteps - steps) / max(seconds, 1e-9)
 
     def _on_step(self) -> bool:
         self.bar.update(self.training_env.num_envs)
@@ -316,9 +333,9 @@ def write_report(
         f"Command: `{command}`",
         "",
         (
-            f"- env steps (learner decisions): {steps:,}; wall time {seconds / 60:.1f} min; "
-            f"{steps / max(seconds, 1e-9):,.0f} steps/s overall (evaluations included), "
-            f"{state.get('throughput', 0):,.0f} steps/s in the last training session (periodic evaluations included)"
+            f"- env steps (learner decisions): {steps:,}; wall time {seconds / 60:.1f} min (evaluations included); "
+            f"training speed {state.get('throughput', 0):,.0f} env steps/s (rollouts and updates of this session; "
+            "from the second rollout on: kernel compilation, evaluations and checkpoints excluded)"
         ),
         f"- rules: `{dict(cfg.env.rules)}`; training reward `{cfg.train.reward}` (+ win bonus {cfg.train.win_bonus})",
         (
@@ -358,12 +375,32 @@ def write_report(
     (out / "report.md").write_text("\n".join(lines) + "\n")
 
 
-@hydra.main(config_path="../configs", config_name="train", version_base="1.3")
-@user_errors
+def check_options(cfg: DictConfig) -> Rules:
+    """Every option a run reads before it starts, checked (a ``ValueError`` naming the option); returns the rules."""
+    check_numbers(cfg, NUMBERS)
+    check_device(str(cfg.train.device))
+    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    for opponent in [*cfg.eval.opponents, *(cfg.opponents.get("heuristics") or {})]:  # misspelt: fails now
+        agent_kind(str(opponent))
+    if str(cfg.train.resume).lower() not in ("auto", "true", "false"):
+        raise ValueError(f"train.resume must be auto, true or false, got {cfg.train.resume!r}")
+    if cfg.train.get("init") and not Path(str(cfg.train.init)).is_file():
+        raise ValueError(f"train.init: no checkpoint at {str(cfg.train.init)!r}")
+    return rules
+
+
+RULES_ALIAS = {"rules.": "env.rules."}  # rules.players=4 means what it means in evaluate and play
+OPEN_KEYS = ("opponents.heuristics",)  # the free-form mapping that takes new keys (+opponents.heuristics.random=0.5)
+
+
+@hydra_app("train", aliases=RULES_ALIAS, open_keys=OPEN_KEYS, check=check_options)
 def main(cfg: DictConfig) -> dict:
     """The Hydra entry point: train in the run folder Hydra made."""
     command = "python -m experiments.train " + " ".join(HydraConfig.get().overrides.task)
-    return train(cfg, Path(HydraConfig.get().runtime.output_dir), command)
+    from hydra.types import RunMode
+
+    sweep = HydraConfig.get().mode == RunMode.MULTIRUN
+    return train(cfg, Path(HydraConfig.get().runtime.output_dir), command, sweep=sweep)
 
 
 def check_device(device: str) -> None:
@@ -374,13 +411,14 @@ def check_device(device: str) -> None:
         raise ValueError(f"train.device={device} but torch sees no GPU (torch {torch.__version__}); use auto or cpu")
 
 
-def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
-    """Train (or resume) in ``out``; returns the final win rate against each evaluation opponent."""
-    check_numbers(cfg, NUMBERS)
-    check_device(str(cfg.train.device))
-    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+def train(cfg: DictConfig, out: Path, command: str = "", sweep: bool = False) -> dict:
+    """Train (or resume) in ``out``; returns the final win rate against each evaluation opponent.
+
+    A job of a sweep (``sweep``) keeps its model in its own folder and leaves ``train.latest`` alone.
+    """
+    rules = check_options(cfg)
     train_rules = rules.replace(reward=cfg.train.reward)
-    for opponent in cfg.eval.opponents:  # a misspelt evaluation opponent fails now, not after training
+    for opponent in cfg.eval.opponents:
         make_agent(str(opponent), rules)
     torch.set_num_threads(cfg.train.torch_threads)
     out.mkdir(parents=True, exist_ok=True)
@@ -420,8 +458,6 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
 
     # 2. the model: fresh, or resumed from the run folder's last checkpoint
     resume = str(cfg.train.resume).lower()
-    if resume not in ("auto", "true", "false"):
-        raise ValueError(f"train.resume must be auto, true or false, got {cfg.train.resume!r}")
     found = (ckpt / "last.zip").exists() and (ckpt / "last_state.pkl").exists()
     if resume == "true" and not found:
         raise ValueError(f"train.resume=true but there is no checkpoint in {ckpt}")
@@ -469,7 +505,6 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
     # 3. train: the callback checkpoints, snapshots and evaluates between rollouts
     callback = TrainCallback(cfg, out, rules, pool, state)
     callback.init_callback(model)
-    start, start_steps = time.time(), model.num_timesteps
     with logging_redirect_tqdm(loggers=[logging.getLogger(LOG_NAME)]):
         if steps_total > model.num_timesteps:
             model.learn(
@@ -478,9 +513,9 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
                 reset_num_timesteps=False,
                 log_interval=1,
             )
-        train_seconds = time.time() - start
+        state["throughput"] = callback.training_speed()
         model.save(str(out / "final.zip"))
-        latest = latest_path(cfg.train.get("latest"), rules)
+        latest = None if sweep else latest_path(cfg.train.get("latest"), rules)
         if latest is not None:
             latest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(out / "final.zip", latest)
@@ -489,12 +524,16 @@ def train(cfg: DictConfig, out: Path, command: str = "") -> dict:
         callback.t0 = time.time() - state["wall_s"]
         final_rows = callback.run_eval(cfg.eval.final_games, final=True)
     model.logger.dump(model.num_timesteps)
-    state["throughput"] = (model.num_timesteps - start_steps) / max(train_seconds, 1e-9)
     write_report(cfg, out, state, final_rows, state["wall_s"], model.num_timesteps, command)
     log.info("done: %s\n%s", out, (out / "report.md").read_text())
     log.info("model written to %s", out / "final.zip")
     if latest is not None:
-        log.info("latest model for %s: %s", table_label(rules), latest)
+        log.info("and copied to %s (the latest model for %s)", latest, table_label(rules))
+    elif sweep:
+        log.info(
+            "a job of a sweep: %s left as it was (python -m experiments.sweep_report names the best)",
+            cfg.train.get("latest"),
+        )
     return {r["opponent"]: r["win_rate"] for r in final_rows}
 
 

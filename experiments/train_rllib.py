@@ -27,7 +27,6 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-import hydra
 import numpy as np
 import ray
 from hydra.core.hydra_config import HydraConfig
@@ -40,8 +39,18 @@ from ray.rllib.utils.metrics import NUM_ENV_STEPS_SAMPLED_LIFETIME
 from torch.utils.tensorboard import SummaryWriter
 
 from agents import make_agent, play_games, wilson_interval
-from agents.rllib_agent import LEARNER, RLLIB_PREFIX, HintModule, MaskedPPOModule, RLlibAgent, RummyRLlibEnv, hint_key
-from experiments.cli import Number, check_numbers, user_errors
+from agents.registry import agent_kind
+from agents.rllib_agent import (
+    LEARNER,
+    RLLIB_PREFIX,
+    HintModule,
+    MaskedPPOModule,
+    RLlibAgent,
+    RummyRLlibEnv,
+    hint_key,
+    save_rules,
+)
+from experiments.cli import Number, check_numbers, hydra_app
 from rummy_env import Rules
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -212,8 +221,16 @@ def final_evaluation(cfg: DictConfig, checkpoint: Path, out: Path, it: int, step
     return rows
 
 
-@hydra.main(config_path="../configs", config_name="train_rllib", version_base="1.3")
-@user_errors
+def check_options(cfg: DictConfig) -> Rules:
+    """The options read before training starts, checked (a ``ValueError`` naming the option); returns the rules."""
+    check_numbers(cfg, NUMBERS)
+    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    for name in [*cfg.train.opponents, *cfg.eval.opponents]:
+        agent_kind(str(name))
+    return rules
+
+
+@hydra_app("train_rllib", aliases={"rules.": "env.rules."}, check=check_options)
 def main(cfg: DictConfig) -> dict:
     """The Hydra entry point: train in the run folder Hydra made."""
     return train(cfg, Path(HydraConfig.get().runtime.output_dir))
@@ -221,8 +238,7 @@ def main(cfg: DictConfig) -> dict:
 
 def train(cfg: DictConfig, out: Path) -> dict:
     """Train (or resume) in ``out``; returns the final win rate against each evaluation opponent."""
-    check_numbers(cfg, NUMBERS)
-    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    rules = check_options(cfg)
     for name in [*cfg.train.opponents, *cfg.eval.opponents]:  # a misspelt agent fails now, not in a worker
         make_agent(str(name), rules)
     out.mkdir(parents=True, exist_ok=True)
@@ -258,11 +274,11 @@ def train(cfg: DictConfig, out: Path) -> dict:
                 line += "  eval " + eval_text(rows)
             print(line, flush=True)
             if it % int(cfg.train.checkpoint_every) == 0:
-                algo.save_to_path(str(checkpoint))
+                save(algo, checkpoint, rules)
             if limit and time.time() - t0 > 60 * float(limit):
                 print(f"time limit of {limit} min reached: stopping")
                 break
-        algo.save_to_path(str(checkpoint))
+        save(algo, checkpoint, rules)
         it = algo.iteration
     finally:
         writer.close()
@@ -272,6 +288,12 @@ def train(cfg: DictConfig, out: Path) -> dict:
     append_csv(out / "eval.csv", rows)
     print(f"done: {out}\nfinal evaluation ({out / 'final_eval'}): {eval_text(rows)}")
     return {r["opponent"]: r["win_rate"] for r in rows}
+
+
+def save(algo: Any, checkpoint: Path, rules: Rules) -> None:
+    """Write the algorithm checkpoint and the table it is trained for beside it."""
+    algo.save_to_path(str(checkpoint))
+    save_rules(checkpoint, rules)
 
 
 def eval_text(rows: list[dict]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,11 +16,12 @@ pytest.importorskip("ray.rllib", reason="needs the rllib extra")
 import torch
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
+from omegaconf import OmegaConf
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from agents import GreedyAgent, make_agent, play_games
-from agents.rllib_agent import LEARNER, MaskedPPOModule, RLlibAgent, RummyRLlibEnv
+from agents.rllib_agent import LEARNER, MaskedPPOModule, RLlibAgent, RummyRLlibEnv, saved_rules
 from experiments.train_rllib import SeatMapping, train
 from rummy_env import Rules
 
@@ -133,6 +135,20 @@ def test_unknown_rllib_checkpoint_is_a_value_error(tmp_path):
         make_agent(f"rllib:{tmp_path}", Rules())
 
 
+# One iteration of one-hand games in the driver process: a checkpoint in seconds.
+TINY_RUN = [
+    "env=one_hand",
+    "rllib=tiny",
+    "train.iterations=1",
+    "rllib.num_env_runners=0",
+    "rllib.num_cpus=1",
+    "rllib.train_batch_size=200",
+    "rllib.minibatch_size=100",
+    "eval.final_games=2",
+    "eval.opponents=[random]",
+]
+
+
 def compose_rllib(overrides: list[str]):
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
@@ -140,22 +156,7 @@ def compose_rllib(overrides: list[str]):
 
 
 def test_train_against_a_fixed_heuristic_checkpoints_and_evaluates(tmp_path, capsys):
-    cfg = compose_rllib(
-        [
-            "env=one_hand",
-            "rllib=tiny",
-            "train.iterations=1",
-            "rllib.num_env_runners=0",
-            "rllib.num_cpus=1",
-            "rllib.train_batch_size=200",
-            "rllib.minibatch_size=100",
-            "train.opponents=[greedy]",
-            "eval.every=1",
-            "eval.games=4",
-            "eval.final_games=2",
-            "eval.opponents=[random]",
-        ]
-    )
+    cfg = compose_rllib([*TINY_RUN, "train.opponents=[greedy]", "eval.every=1", "eval.games=4"])
     result = train(cfg, tmp_path)
     assert set(result) == {"random"} and 0 <= result["random"] <= 1
     checkpoint = tmp_path / "checkpoints" / "last"
@@ -174,6 +175,23 @@ def test_train_against_a_fixed_heuristic_checkpoints_and_evaluates(tmp_path, cap
         check=True,
     )
     assert res.hands.tolist() == [1, 1]
+    assert saved_rules(checkpoint) == Rules.from_dict(OmegaConf.to_container(cfg.env.rules))  # the table, recorded
+    with pytest.raises(ValueError, match=r"trained for rules\.episode=hand, not the default rules"):
+        make_agent(str(checkpoint), Rules())  # same shapes, another table: refused, naming its rules
+
+
+def test_a_relative_checkpoint_path_plays_in_evaluate_under_its_run_folders_name(tmp_path):
+    run = tmp_path / "outputs" / "seed0_run"
+    cfg = compose_rllib([*TINY_RUN, "eval.every=0"])
+    train(cfg, run)
+    args = ["agents=[rllib:outputs/seed0_run/checkpoints/last,random]", "env=one_hand", "deals=2", "plot=false"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "experiments.evaluate", *args, f"hydra.run.dir={tmp_path / 'ev'}"]
+    done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "rllib:seed0_run " in done.stdout and "checkpoints/last" not in done.stdout  # a short name in the tables
+    agents = pd.read_csv(tmp_path / "ev" / "agents.csv").set_index("agent")
+    assert agents.loc["rllib:seed0_run", "source"] == "rllib:outputs/seed0_run/checkpoints/last"  # the path: CSV
 
 
 @pytest.mark.slow

@@ -137,3 +137,35 @@ def test_editing_a_compiled_in_constant_drops_the_cache(tmp_path, module, old, n
     source.write_text(source.read_text().replace(old, new))
     drop_stale_cache(cache, "*", _kernel_sources(package))
     assert _cache(cache) == []
+
+
+def _own(function, **options):
+    """``function`` jitted as if it were one of the project's kernels (its module under ``rummy_env``)."""
+    function.__module__ = "rummy_env.engine.kernels.probe"
+    return njit(**options)(function)
+
+
+def test_helpers_are_emitted_alone_and_linked_once_into_the_entry_point():
+    def deep(x):
+        return x * 2
+
+    deep = _own(deep, no_cpython_wrapper=True)
+
+    def middle(x):
+        return deep(x) + 1
+
+    middle = _own(middle, no_cpython_wrapper=True)
+
+    def entry(x):
+        return middle(x) + deep(x)
+
+    entry = _own(entry)
+    assert entry(3) == 13
+    (middle_code,) = middle.overloads.values()
+    (entry_code,) = entry.overloads.values()
+    assert middle_code.library._call_tree, "the helper keeps its callee aside"
+    defined = {f.name for f in middle_code.library._final_module.functions if not f.is_declaration}
+    assert not any("deep" in name for name in defined), "the helper's own code holds no copy of its callee"
+    declared = {f.name for f in entry_code.library._final_module.functions if f.is_declaration}
+    assert not any("deep" in name or "middle" in name for name in declared), "the entry point links the whole tree"
+    assert entry(5) == 21

@@ -53,8 +53,9 @@ def test_four_player_run_keeps_the_default_latest_and_names_its_own(tmp_path):
     assert latest.read_bytes() == b"the default table's model" and written.exists()
     last = done.stdout.strip().splitlines()[-1]
     assert str(written) in last and "rules.players=4" in last
-    assert "train: 100%" in done.stderr  # the bar ends at the last whole rollout, not past its total
-    assert "final eval vs random" in done.stderr
+    assert "\r" not in done.stderr + done.stdout  # a pipe gets plain progress lines, not a tqdm bar's frames
+    assert "train: done, 512 steps" in done.stdout  # the count ends at the last whole rollout, not past its total
+    assert "final eval vs random: done" in done.stdout
     log = (run / "train.log").read_text()
     assert "final eval" in log and str(written) in log
     assert trained_rules(make_agent(str(written), Rules(players=4)).model) == Rules(players=4)

@@ -19,7 +19,7 @@ Conventions (every kernel module follows them):
   block is a new layout block (sized per rules, so zero-size when off) plus a branch in
   ``step.apply_action`` and a mask in ``masks.legal_row``. The observation is written by
   ``observe.observe_row`` in the order of ``engine.observe.obs_layout``.
-* Decorators (``jit.py``): ``@kernel`` (cached, no Python wrapper), ``@inline`` for
+* Decorators (``jit.py``): ``@kernel`` (no Python wrapper; numba caches the entry points that link it), ``@inline`` for
   small helpers; entry points in ``batch.py`` use ``njit(cache=True)`` (``nogil=True`` where
   ``Engine`` runs them on threads). Each entry point costs a pass of LLVM's optimizer over
   everything it calls, so there are few of them (one step, one mask, one observation entry). numba's disk

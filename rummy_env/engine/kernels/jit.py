@@ -16,47 +16,147 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from numba import njit, types
-from numba.core import cgutils, event
+from numba.core import cgutils, codegen, event
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
 
 COMPILING_NOTICE = (
-    "compiling rummy-env's numba kernels: the first use after an install or an upgrade takes a few minutes "
-    "(about 2.5 on 2 cores); numba caches them on disk, so later processes start in about a second"
+    "compiling rummy-env's numba kernels: the first use after an install or an upgrade takes a minute or two "
+    "on 2 cores (each entry point is named as it compiles); numba caches them on disk, so later processes start "
+    "in about a second"
 )
 _OWN_MODULES = ("rummy_env.", "agents.")
 
 
 class _FirstCompileNotice(event.Listener):
-    """Logs ``COMPILING_NOTICE`` once per process, when numba starts compiling one of the project's kernels."""
+    """Logs ``COMPILING_NOTICE`` once per process, when numba starts compiling one of the project's kernels, then
+    what it compiles: each entry point compiled from Python with its time, and every ``every`` seconds a line
+    saying which one is still compiling (a first start is minutes of compilation, not minutes of silence)."""
 
-    def __init__(self) -> None:
+    def __init__(self, every: float = 20.0) -> None:
         self.said = False
+        self.every = every
+        self.depth = 0
+        self.current = ""
+        self.started = self.began = 0.0
+        self._idle = threading.Event()
+
+    def _log(self, message: str, *args: object) -> None:
+        logging.getLogger("rummy_env").warning(message, *args)
+
+    def _heartbeat(self) -> None:
+        while not self._idle.wait(self.every):
+            self._log("still compiling %s (%.0f s; %.0f s in all)", self.current, *self._elapsed())
+
+    def _elapsed(self) -> tuple[float, float]:
+        now = time.monotonic()
+        return now - self.started, now - self.began
 
     def on_start(self, ev: event.Event) -> None:
-        """Warn before the first compilation of a project kernel (cache hits raise no event)."""
+        """Warn before the first compilation of a project kernel (cache hits raise no event); name each entry point."""
         function = getattr(ev.data.get("dispatcher"), "py_func", None)
-        if not self.said and (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES):
+        if not (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES):
+            return
+        if not self.said:
             self.said = True
-            logging.getLogger("rummy_env").warning(COMPILING_NOTICE)
+            self.began = time.monotonic()
+            self._log(COMPILING_NOTICE)
+        self.depth += 1
+        if self.depth == 1:
+            self.current, self.started = getattr(function, "__qualname__", "?"), time.monotonic()
+            self._idle.clear()
+            threading.Thread(target=self._heartbeat, name="rummy_env-compile-progress", daemon=True).start()
 
     def on_end(self, ev: event.Event) -> None:
-        """Nothing to do when a compilation ends."""
+        """Say how long an entry point took once its compilation (with its helpers) ends."""
+        function = getattr(ev.data.get("dispatcher"), "py_func", None)
+        if not (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES) or not self.depth:
+            return
+        self.depth -= 1
+        if self.depth == 0:
+            self._idle.set()
+            spent, total = self._elapsed()
+            if spent >= 1.0:
+                self._log("compiled %s in %.0f s (%.0f s of compilation so far)", self.current, spent, total)
 
 
 NOTICE = _FirstCompileNotice()
 """The process's notice (``NOTICE.said``: it has been given)."""
 event.register("numba:compile", NOTICE)
 
-# numba's type stubs do not list the (real) ``no_cpython_wrapper`` option.
-kernel = njit(cache=True, no_cpython_wrapper=True)  # type: ignore[call-overload]
-"""Decorator of a helper kernel: callable from compiled code only."""
 
-inline = njit(cache=True, no_cpython_wrapper=True, inline="always")  # type: ignore[call-overload]
+class _CallTree(event.Listener):
+    """Which function numba is compiling: ``helpers[-1]`` is true while it compiles one of the project's helpers."""
+
+    def __init__(self) -> None:
+        self.helpers: list[bool] = []
+
+    def on_start(self, ev: event.Event) -> None:
+        """Push whether the function now compiling is a helper kernel of this project (no Python wrapper)."""
+        dispatcher = ev.data.get("dispatcher")
+        own = (getattr(getattr(dispatcher, "py_func", None), "__module__", None) or "").startswith(_OWN_MODULES)
+        options = getattr(dispatcher, "targetoptions", {})
+        self.helpers.append(own and bool(options.get("no_cpython_wrapper", False)))
+
+    def on_end(self, ev: event.Event) -> None:
+        """Pop it when its compilation ends."""
+        self.helpers.pop()
+
+
+CALL_TREE = _CallTree()
+event.register("numba:compile", CALL_TREE)
+
+
+def _link_call_trees_once() -> None:
+    """Optimize and emit each helper kernel on its own; link the whole call tree once, into each entry point.
+
+    numba links every compiled function with everything it calls, then optimizes and emits machine code for the
+    result: a helper deep in the engine was optimized and emitted again inside each helper above it, and the cold
+    start spent most of its time there. Here a helper's library keeps its callees' libraries aside instead
+    (``_call_tree``) and an entry point (a function with a Python wrapper) links the whole tree once, so each
+    function is optimized on its own once and then once more inside each entry point, as before. The helpers
+    are compiled in each process that needs them (``kernel`` does not cache them: a cached helper could not
+    name its callees); the entry points are cached whole, so a warm start loads them and compiles nothing.
+    """
+    library = codegen.CPUCodeLibrary
+    finalize, verify = library.finalize, library._verify_declare_only_symbols
+
+    def finalize_tree(self: Any) -> None:
+        if CALL_TREE.helpers and CALL_TREE.helpers[-1]:
+            self._call_tree, self._linking_libraries = list(self._linking_libraries), []
+        else:
+            tree, seen = list(self._linking_libraries), {id(lib) for lib in self._linking_libraries}
+            for lib in tree:  # grows while it is read: the callees of each library found
+                for callee in getattr(lib, "_call_tree", ()):
+                    if id(callee) not in seen:
+                        seen.add(id(callee))
+                        tree.append(callee)
+            self._linking_libraries = tree
+        finalize(self)
+
+    def verify_linked(self: Any) -> None:
+        if not hasattr(self, "_call_tree"):  # a helper's callees live in their own libraries until an entry links them
+            verify(self)
+
+    setattr(library, "finalize", finalize_tree)  # noqa: B010 (mypy refuses assigning a method)
+    setattr(library, "_verify_declare_only_symbols", verify_linked)  # noqa: B010
+
+
+_link_call_trees_once()
+
+# numba's type stubs do not list the (real) ``no_cpython_wrapper`` option.
+kernel = njit(cache=False, no_cpython_wrapper=True)  # type: ignore[call-overload]
+"""Decorator of a helper kernel: callable from compiled code only (compiled where an entry point needs it, each
+time: the entry points are what numba caches)."""
+
+inline = njit(cache=False, no_cpython_wrapper=True, inline="always")  # type: ignore[call-overload]
 """Decorator of a small helper kernel, compiled into each caller (one compilation fewer)."""
 
 

@@ -1,0 +1,19 @@
+"""Compiling the heuristics' kernels ahead of use (numba caches them on disk), like ``rummy_env.engine.compile``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rummy_env.rules import Rules
+
+from .arena import play_games
+from .registry import make_agent
+
+
+def warm() -> None:
+    """Play two short games of ``greedy`` against ``strategic``: every heuristic kernel runs once, so later
+    processes (the test suite's workers, the apps) load them from the cache instead of each compiling its own."""
+    rules = Rules()
+    agents = [make_agent("greedy", rules, seed=0), make_agent("strategic", rules, seed=1)]
+    seats = np.array([[0, 1], [1, 0]], dtype=np.int64)
+    play_games(rules, agents, seats, np.arange(2, dtype=np.uint64), batch=2, max_steps=200)
