@@ -10,7 +10,7 @@ from numba import njit
 
 from rummy_env.actions import PASS, POWER
 from rummy_env.engine import Engine
-from rummy_env.engine.piles import mix64
+from rummy_env.engine.calls import mix64
 from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, POWER_PHASE, RUMMY_PHASE
 
 _SALT = np.uint64(0xA5E17)

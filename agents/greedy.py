@@ -17,7 +17,7 @@ import numpy as np
 
 from rummy_env.actions import DRAW, PASS, RUMMY, STOP, TAKE
 from rummy_env.engine import Engine
-from rummy_env.engine.masks import acting_hand
+from rummy_env.engine.calls import acting_hand
 
 from . import kernels
 from .base import HeuristicAgent

@@ -39,7 +39,7 @@ import numpy as np
 
 from rummy_env.actions import DISCARD
 from rummy_env.engine import Engine
-from rummy_env.engine.masks import acting_hand
+from rummy_env.engine.calls import acting_hand
 from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
 from rummy_env.infoset import redeal
 from rummy_env.rules import side_of

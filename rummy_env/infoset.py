@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from .cards import JOKER, NUM_KINDS
+from .engine.calls import mix64
 from .engine.core import Engine
-from .engine.piles import mix64
 from .engine.spec import GameSpec
 from .engine.state import DJ_BLOCKED, DJ_POWER, DJ_USED, OUT_OF_PLAY, POWER_PHASE, State
 from .rules import Rules

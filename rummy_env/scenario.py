@@ -31,8 +31,7 @@ from .cards import (
     counts_to_cards,
     parse_card,
 )
-from .engine.masks import callable_depths
-from .engine.piles import push_pile, shuffled
+from .engine.calls import begin_draw, callable_depths, meld_points, push_pile, refresh_accepts, shuffled
 from .engine.spec import GameSpec
 from .engine.state import (
     DJ_AT,
@@ -54,8 +53,6 @@ from .engine.state import (
     State,
     empty_state,
 )
-from .engine.step import begin_draw
-from .engine.table import meld_points, refresh_accepts
 from .melds import GROUP, GROUP_JOKER_SLOT, JOKERS, MAX_GROUP, RUN, run_is_valid
 from .rules import side_of
 
@@ -286,7 +283,7 @@ def _parse_run(spec: GameSpec, placed: list[tuple[int, int]], owners: list[int],
 
 def _write_meld(spec: GameSpec, s: State, slot: int, meld: dict) -> list[int]:
     """Store a parsed meld in meld slot ``slot`` of game 0; returns each owner's points from it (as the kernels
-    score each card where it stands, ``engine.table.meld_points``)."""
+    score each card where it stands, ``engine.calls.meld_points``)."""
     points = [0] * spec.players
     s.meld_kind[0, slot] = meld["kind"]
     s.meld_by[0, slot] = meld["by"]

@@ -5,12 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import Rules
+from .calls import begin_draw, callable_depths, pile_melds, push_pile, refresh_accepts, shuffled
 from .core import PARALLEL_MIN, Engine
-from .masks import callable_depths, pile_melds
-from .piles import push_pile, shuffled
 from .state import empty_state
-from .step import begin_draw
-from .table import refresh_accepts
 
 
 def _play(engine: Engine, steps: int) -> None:

@@ -10,11 +10,11 @@ import numba
 import numpy as np
 
 from ..rules import Rules
+from .calls import mix64
 from .kernels import batch
 from .kernels.ref import engine_ref, kernel_spec_ref, state_ref
 from .kernels.work import Work
 from .observe import rules_obs_layout
-from .piles import mix64
 from .spec import game_spec
 from .state import GAME_OVER, State
 

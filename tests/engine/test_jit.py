@@ -12,7 +12,6 @@ from numba import njit
 from numba.core import event
 
 from rummy_env.cards import NUM_KINDS, card_bits
-from rummy_env.engine.kernels.cards import card_set
 from rummy_env.engine.kernels.jit import (
     COMPILING_NOTICE,
     NOTICE,
@@ -23,6 +22,7 @@ from rummy_env.engine.kernels.jit import (
     popcount,
     sources_digest,
 )
+from rummy_env.engine.kernels.turns import card_set
 
 
 def _probe(module: str):

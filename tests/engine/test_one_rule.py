@@ -12,8 +12,8 @@ import pytest
 from agents.features import table_accepts, top_melds_now
 from rummy_env import Engine, Rules
 from rummy_env.cards import JOKER
+from rummy_env.engine.calls import acting_hand, pile_melds
 from rummy_env.engine.kernels import table as kernel_table
-from rummy_env.engine.masks import acting_hand, pile_melds
 from rummy_env.engine.state import PLAY_PHASE
 from rummy_env.melds import MAX_RUN, NUM_RANKS, run_high_ok, run_low_ok
 from rummy_env.rules import side_of

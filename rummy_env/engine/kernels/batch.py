@@ -6,13 +6,13 @@ import numpy as np
 from numba import njit
 
 from ..state import GAME_OVER
-from .cards import begin_draw, push_pile, shuffle_row
 from .jit import borrowed, inline
 from .masks import NOT_WILD, callable_depths, legal_row, pile_melds
 from .observe import observe_row
 from .ref import unpack
 from .step import PLAYING, apply_action, end_hand, new_game
 from .table import refresh_accepts, slot_points
+from .turns import begin_draw, push_pile, shuffle_row
 
 
 @njit(cache=True)

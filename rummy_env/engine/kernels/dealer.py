@@ -12,10 +12,10 @@ from ...actions import DJ_LAYOFF, DJ_MELD, DOUBLE
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 from ...melds import NUM_PATTERNS
 from ..state import DJ_BLOCKED, DJ_POWER, DJ_SLOT, DJ_USED, DRAW_PHASE, PLAY_PHASE
-from .cards import hand_total
 from .jit import inline, kernel
 from .spec import DJ_OFF, GROUP4_OFF, OUT_DISCARD_REQUIRED
 from .table import dj_fours, dj_meld_pattern
+from .turns import hand_total
 
 WILD, DOUBLED, SPLITS = 0, 1, 2  # indices of actions.POWERS
 

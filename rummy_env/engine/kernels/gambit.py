@@ -5,7 +5,7 @@ After each deal the dealer names a power (phase ``power``); the joker set aside
 then serves once: ``wild`` as a joker of the dealer's in a meld or lay-off
 (``DJ_MELD``/``DJ_LAYOFF``, placed by ``table.dj_meld``/``dj_layoff``), ``double``
 on a meld the dealer puts down (``DOUBLE``, ``table.double_meld``), ``split`` as a
-deep take of one card (``SPLIT``, ``cards.split_pile``). Another player may
+deep take of one card (``SPLIT``, ``turns.split_pile``). Another player may
 ``BLOCK`` it with a joker from their hand.
 """
 
@@ -15,12 +15,12 @@ from ...actions import BLOCK, DJ_MELD, DOUBLE, POWER, POWERS, SPLIT
 from ...cards import JOKER
 from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, DRAW_PHASE, OPENING_PHASE, OUT_OF_PLAY
 from .arrays import copy_search_row
-from .cards import hand_total, remove_card, split_pile
 from .dealer import DOUBLED, SPLITS, WILD, dj_ready, doubled_columns, melding_turn, wild_mask
 from .jit import inline, kernel
 from .search import play_mask_core
 from .seats import seat_after
 from .spec import LAST_DISCARD
+from .turns import hand_total, remove_card, split_pile
 
 BLOCKED_JOKERS = 2  # the dealer's joker and the blocker's leave play
 

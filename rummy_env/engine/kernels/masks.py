@@ -41,7 +41,6 @@ from ..state import (
     POWER_PHASE,
     RUMMY_PHASE,
 )
-from .cards import hand_total
 from .dealer import WILD, dj_ready, melding_turn
 from .gambit import gambit_draw_mask, gambit_play_mask, power_mask
 from .jit import inline, kernel
@@ -56,6 +55,7 @@ from .search import (
     write_placements,
 )
 from .spec import CORE_PLACEMENTS, LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT_UNPLAYABLE
+from .turns import hand_total
 from .windows import lay_off_mask, out_of_turn_mask
 
 FAR = 10_000  # depth of a card that is nowhere at hand

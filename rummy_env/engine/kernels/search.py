@@ -37,7 +37,6 @@ from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ...melds import NUM_GROUP_PATTERNS, NUM_PATTERNS
 from ..state import DJ_USED, OUT_OF_TURN_PHASE
 from .arrays import copy_search_row
-from .cards import call_rummy, card_set, hand_total, mix64, split_pile, take_from_pile
 from .dealer import dj_columns
 from .jit import copy_into, inline, kernel, popcount
 from .spec import (
@@ -66,6 +65,7 @@ from .table import (
     extend_run,
     table_fits,
 )
+from .turns import call_rummy, card_set, hand_total, mix64, split_pile, take_from_pile
 
 GOAL_OUT, GOAL_MINIMUM = 0, 1  # go out (the hand empty, opened); reach first_meld_minimum this turn
 VISITED = 4096  # slots of a search's table of positions seen (a full table only stops merging)

@@ -18,7 +18,13 @@ from ..state import (
     POWER_PHASE,
     RUMMY_PHASE,
 )
-from .cards import (
+from .gambit import block_dj, name_power
+from .jit import inline, kernel
+from .masks import callable_depths, reaches_minimum
+from .search import place
+from .seats import seat_after, side_of, side_or_seat
+from .spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
+from .turns import (
     begin_draw,
     call_rummy,
     deal,
@@ -29,12 +35,6 @@ from .cards import (
     split_pile,
     take_from_pile,
 )
-from .gambit import block_dj, name_power
-from .jit import inline, kernel
-from .masks import callable_depths, reaches_minimum
-from .search import place
-from .seats import seat_after, side_of, side_or_seat
-from .spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
 from .windows import lay_off_goes_on, open_lay_offs, open_out_of_turn, pass_out_of_turn, placed_out_of_turn
 
 PLAYING = -2  # the hand goes on (else: -1 nobody went out, or the seat that did)

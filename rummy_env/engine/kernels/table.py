@@ -18,8 +18,8 @@ from ...melds import (
     run_low_ok,
 )
 from ..state import DJ_AT, DJ_SLOT, DJ_USED, SEALED
-from .cards import remove_card
 from .jit import inline, kernel
+from .turns import remove_card
 
 JOKER_CARD = np.int64(-1)  # the card argument standing for a joker (typed: a literal -1 would compile a kernel twice)
 SUIT_PAIRS = 6  # pairs of suits a group with the dealer's joker names (actions.SUIT_PAIRS)

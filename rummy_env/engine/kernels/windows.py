@@ -14,7 +14,6 @@ import numpy as np
 from ...actions import JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_JOKER, LAYOFF_RUN, PASS
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ..state import LAY_OFF_PHASE, NOBODY, OUT_OF_TURN_PHASE
-from .cards import begin_draw, hand_total
 from .jit import inline, kernel
 from .search import (
     column_action,
@@ -26,6 +25,7 @@ from .search import (
 )
 from .seats import seat_after
 from .spec import PLACEMENTS
+from .turns import begin_draw, hand_total
 
 
 @kernel

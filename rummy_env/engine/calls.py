@@ -1,0 +1,107 @@
+"""Numpy-facing calls into the compiled kernels, for code outside them (scenarios, agents, the engine's warm-up).
+
+Each function takes the state and game indices ``idx`` and runs one entry point of
+``kernels.batch``: the seeded shuffles and the discard pile, the acting hand and the pile
+cards that could be melded, the next seat to draw, and the table's bookkeeping (lay-offs
+and meld points).
+
+Every random choice comes from a counter-based hash of the game's seed and its
+count of shuffles (``kernels.turns``), so a game plays the same whatever else is
+in the batch; ``mix64`` is the same splitmix64 finaliser for numpy arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..melds import SLOTS
+from .kernels import batch
+from .kernels.ref import kernel_spec_ref, kernel_state
+from .spec import GameSpec
+from .state import State
+
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser, elementwise on uint64."""
+    x = np.asarray(x, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * _MIX1
+        x = (x ^ (x >> np.uint64(27))) * _MIX2
+    return x ^ (x >> np.uint64(31))
+
+
+def shuffled(s: State, idx: np.ndarray, cards: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Shuffle each row's valid cards (a prefix of the row) to the front, seeded per game; invalid ones go last."""
+    counts = valid.sum(axis=1)
+    if not (valid == (np.arange(valid.shape[1]) < counts[:, None])).all():
+        raise ValueError("shuffled: the valid cards of each row must come first")
+    idx = np.asarray(idx, dtype=np.int64)
+    cards = np.ascontiguousarray(cards, dtype=np.int8)
+    return batch.shuffle_games(kernel_state(s), idx, cards, counts.astype(np.int64))
+
+
+def push_pile(s: State, idx: np.ndarray, cards: np.ndarray) -> None:
+    """Put ``cards`` face up on top of the pile in games ``idx``."""
+    idx = np.asarray(idx, dtype=np.int64)
+    batch.push_pile_games(kernel_state(s), idx, np.asarray(cards, dtype=np.int64))
+
+
+def pile_by_depth(s: State, idx: np.ndarray, depth: int | None = None) -> np.ndarray:
+    """``int8 [n, depth]`` pile cards top first (depth 0 = top); -1 past the bottom."""
+    lens = s.pile_len[idx].astype(np.int64)
+    depth = int(lens.max(initial=0)) if depth is None else depth
+    pos = lens[:, None] - 1 - np.arange(depth)
+    cards = s.pile[idx[:, None], np.maximum(pos, 0)]
+    cards[pos < 0] = -1
+    return cards
+
+
+def acting_hand(s: State, idx: np.ndarray) -> np.ndarray:
+    """``int8 [n, 53]`` the hand of the seat to act in games ``idx``."""
+    return s.hand[idx, s.current[idx]]
+
+
+def pile_melds(spec: GameSpec, s: State, idx: np.ndarray, hand: np.ndarray):
+    """Which pile cards could be melded at once if taken.
+
+    Returns ``(cards, meld_ok, lay_ok)``, each ``[n, depth]``: the pile top first,
+    whether the card at that depth forms a new 3-card meld with ``hand`` plus the
+    pile cards above it, and whether it can be laid off on the table.
+    """
+    idx = np.asarray(idx, dtype=np.int64)
+    cards = pile_by_depth(s, idx)
+    meld_ok = np.zeros(cards.shape, dtype=bool)
+    lay_ok = np.zeros(cards.shape, dtype=bool)
+    hands = np.ascontiguousarray(hand, dtype=np.int8)
+    batch.pile_melds_games(kernel_state(s), kernel_spec_ref(spec), idx, hands, meld_ok, lay_ok)
+    return cards, meld_ok, lay_ok
+
+
+def callable_depths(spec: GameSpec, s: State, idx: np.ndarray) -> np.ndarray:
+    """``bool [n, depth]`` pile depths open to a "Rummy!" call (seat-independent part)."""
+    idx = np.asarray(idx, dtype=np.int64)
+    out = np.zeros((len(idx), s.pile.shape[1]), dtype=bool)
+    batch.callable_depths_games(kernel_state(s), kernel_spec_ref(spec), idx, out)
+    return out[:, : int(s.pile_len[idx].max(initial=0))]
+
+
+def begin_draw(spec: GameSpec, s: State, idx: np.ndarray, seat: np.ndarray) -> None:
+    """``seat`` is to draw in games ``idx``; with ``stock_exhausted="reshuffle"`` an empty stock is rebuilt first."""
+    idx = np.asarray(idx, dtype=np.int64)
+    batch.begin_draw_games(kernel_state(s), kernel_spec_ref(spec), idx, np.asarray(seat, dtype=np.int64))
+
+
+def refresh_accepts(spec: GameSpec, s: State, idx: np.ndarray) -> None:
+    """Recompute which cards the table accepts as lay-offs in games ``idx``."""
+    batch.refresh_accepts_games(kernel_state(s), kernel_spec_ref(spec), np.asarray(idx, dtype=np.int64))
+
+
+def meld_points(spec: GameSpec, s: State, game: int, meld: int) -> np.ndarray:
+    """``int64 [slots]`` the points the card in each slot of meld ``meld`` of ``game`` scores (the kernels' rule,
+    ``kernels.table.slot_points``); empty slots hold no meaning."""
+    out = np.zeros(SLOTS, dtype=np.int64)
+    batch.meld_points_games(kernel_state(s), kernel_spec_ref(spec), np.int64(game), np.int64(meld), out)
+    return out
