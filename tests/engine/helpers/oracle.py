@@ -316,8 +316,9 @@ def placement_effect(sd: dict, actor: int, action: str, rules: Rules) -> tuple[l
 
 
 def rules_double(rules: Rules, cards: list[str]) -> bool:
-    """docs/rules.md §8.2: a group of four put down in one action scores double under ``four_of_a_kind_double``."""
-    return rules.four_of_a_kind_double and len(cards) == 4 and len({c[0] for c in cards}) == 1
+    """docs/rules.md §8.2: a group of four put down in one action scores double under ``four_of_a_kind_double``
+    (the dealer's joker may be its fourth card, §8.8)."""
+    return rules.four_of_a_kind_double and len(cards) == 4 and len({c[0] for c in cards if c != "DJ"}) == 1
 
 
 def check_action_plausible(sd: dict, actor: int, action: str, rules: Rules) -> None:
