@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numba import njit
-from numba.core import event
+from numba.core import event, inline_closurecall
 
 from rummy_env.cards import NUM_KINDS, card_bits
 from rummy_env.engine.kernels.jit import (
@@ -169,3 +169,34 @@ def test_helpers_are_emitted_alone_and_linked_once_into_the_entry_point():
     declared = {f.name for f in entry_code.library._final_module.functions if f.is_declaration}
     assert not any("deep" in name or "middle" in name for name in declared), "the entry point links the whole tree"
     assert entry(5) == 21
+
+
+def test_an_inline_kernel_is_read_once_however_many_call_sites_inline_it(monkeypatch):
+    worker = inline_closurecall.InlineWorker
+    read, front_end = [], worker.run_untyped_passes
+
+    def counting(self, function, *args, **kwargs):
+        read.append(function.__name__)
+        return front_end(self, function, *args, **kwargs)
+
+    monkeypatch.setattr(worker, "run_untyped_passes", counting)
+
+    def inner(x):
+        return x * 2
+
+    inner = _own(inner, no_cpython_wrapper=True, inline="always")
+
+    def outer(x):
+        return inner(x) + inner(x + 1)
+
+    outer = _own(outer, no_cpython_wrapper=True, inline="always")
+
+    def first(x):
+        return outer(x) - outer(1)
+
+    def second(x):
+        return outer(x) * inner(x)
+
+    first, second = _own(first), _own(second)
+    assert (first(3), second(3)) == (14 - 6, 14 * 6), "the inlined code computes what the functions say"
+    assert sorted(read) == ["inner", "outer"], "each inline kernel goes through numba's front end once"

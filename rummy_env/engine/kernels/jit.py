@@ -13,6 +13,7 @@ needs once before it (``hand = s.hand[g, seat]``), and a helper called in an inn
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import logging
 import re
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from numba import njit, types
-from numba.core import cgutils, codegen, event
+from numba.core import cgutils, codegen, event, inline_closurecall
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
 
@@ -150,6 +151,57 @@ def _link_call_trees_once() -> None:
 
 
 _link_call_trees_once()
+
+
+class _CopyOnce:
+    """numba's inliner's ``copy`` module, which skips the second of the two copies ``InlineWorker.inline_ir`` makes
+    of a callee's IR while ``fresh`` holds the ids of the blocks to copy (the second copy, of the first, is only
+    returned to numba's inlining pass, which drops it)."""
+
+    fresh: set[int] | None = None
+
+    def deepcopy(self, value: Any, memo: Any = None) -> Any:
+        """A deep copy of ``value``, or ``value`` itself when it is not one of the ``fresh`` blocks."""
+        if self.fresh is not None and id(value) not in self.fresh:
+            return value
+        return copy.deepcopy(value, memo)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+
+def _read_inlined_once() -> None:
+    """Build the numba IR of each ``inline`` kernel once per process, and copy it once per call site.
+
+    numba inlines an ``inline="always"`` function by running the compiler's front end over it
+    (which inlines its own ``inline`` callees the same way) at every call site, then copying the
+    result twice (once to change, once to hand back to a pass that drops it) into the caller. The
+    front end's result depends on the function alone and only the copy is changed, so for the
+    project's kernels it is built once and copied once. The IR after inlining, so the machine code,
+    is the same.
+    """
+    worker = inline_closurecall.InlineWorker
+    inline_function = worker.inline_function
+    read: dict[Any, Any] = {}
+    shim = _CopyOnce()
+    setattr(inline_closurecall, "copy", shim)  # noqa: B010 (the module, as numba imported it, is what it calls)
+
+    def inline_read_once(self: Any, caller_ir: Any, block: Any, i: int, function: Any, arg_typs: Any = None) -> Any:
+        if not (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES):
+            return inline_function(self, caller_ir, block, i, function, arg_typs=arg_typs)
+        if function not in read:
+            read[function] = self.run_untyped_passes(function)
+        callee = read[function]
+        shim.fresh = {id(b) for b in callee.blocks.values()}
+        try:
+            return self.inline_ir(caller_ir, block, i, callee, function.__code__.co_freevars, arg_typs=arg_typs)
+        finally:
+            shim.fresh = None
+
+    setattr(worker, "inline_function", inline_read_once)  # noqa: B010 (mypy refuses assigning a method)
+
+
+_read_inlined_once()
 
 # numba's type stubs do not list the (real) ``no_cpython_wrapper`` option.
 kernel = njit(cache=False, no_cpython_wrapper=True)  # type: ignore[call-overload]
