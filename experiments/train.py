@@ -50,9 +50,10 @@ from agents import PolicyAgent, make_agent, play_games, wilson_interval
 from agents.arena import Progress
 from agents.card_policy import CardPolicy, card_policy_kwargs
 from agents.checkpoints import record_rules, table_id, table_label
+from agents.lean_ppo import LeanPPO
 from agents.registry import agent_kind
 from agents.selfplay import OpponentPool, TrainVecEnv
-from experiments.cli import LOG_NAME, Number, Ticker, check_numbers, hands_bar, hydra_app, logger, on_terminal
+from experiments.cli import CONFIGS, LOG_NAME, Number, Ticker, check_numbers, hands_bar, hydra_app, logger, on_terminal
 from rummy_env import Rules
 
 log = logger("train")
@@ -299,7 +300,7 @@ def build_model(cfg: DictConfig, env, rules: Rules, out: Path | None = None) -> 
         learning_rate = lr
     else:
         raise ValueError(f"algo.lr_schedule must be 'constant' or 'linear', got {algo.lr_schedule!r}")
-    return MaskablePPO(
+    return model_class(algo)(
         policy,
         env,
         learning_rate=learning_rate,
@@ -319,6 +320,15 @@ def build_model(cfg: DictConfig, env, rules: Rules, out: Path | None = None) -> 
         device=cfg.train.device,
         verbose=0,
     )
+
+
+def model_class(algo: DictConfig) -> type[MaskablePPO]:
+    """``algo.loop``'s class: ``sb3`` (sb3-contrib's MaskablePPO) or ``lean`` (agents.lean_ppo.LeanPPO, same maths)."""
+    loops = {"sb3": MaskablePPO, "lean": LeanPPO}
+    loop = str(algo.get("loop", "sb3"))
+    if loop not in loops:
+        raise ValueError(f"algo.loop must be 'sb3' or 'lean', got {loop!r}")
+    return loops[loop]
 
 
 def write_report(
@@ -386,7 +396,47 @@ def check_options(cfg: DictConfig) -> Rules:
         raise ValueError(f"train.resume must be auto, true or false, got {cfg.train.resume!r}")
     if cfg.train.get("init") and not Path(str(cfg.train.init)).is_file():
         raise ValueError(f"train.init: no checkpoint at {str(cfg.train.init)!r}")
+    if cfg.train.get("clone"):
+        if cfg.train.get("init"):
+            raise ValueError("train.init and train.clone both name a warm start: give one of them")
+        from experiments import distill
+
+        distill.check_options(clone_config(cfg))
     return rules
+
+
+def clone_config(cfg: DictConfig) -> DictConfig:
+    """``experiments.distill``'s config for ``train.clone``: configs/distill.yaml, this run's table, network and seed."""
+    settings = OmegaConf.load(CONFIGS / "distill.yaml")
+    for key in ("defaults", "hydra"):
+        settings.pop(key)
+    run = {
+        "env": cfg.env,
+        "algo": cfg.algo,
+        "distill": {"seed": cfg.train.seed, "torch_threads": cfg.train.torch_threads, "device": cfg.train.device},
+        "eval": {"opponents": cfg.eval.opponents, "seed": cfg.eval.seed, "deterministic": cfg.eval.deterministic},
+    }
+    settings = OmegaConf.merge(settings, run)
+    settings.distill.latest = None  # the clone stays in the run folder
+    OmegaConf.set_struct(settings, True)  # a misspelt key of train.clone is an error, not a silent no-op
+    OmegaConf.set_struct(settings.teacher.opponents, False)
+    try:
+        return OmegaConf.merge(settings, OmegaConf.to_container(cfg.train.clone))
+    except Exception as err:
+        raise ValueError(f"train.clone: {err}".splitlines()[0]) from err
+
+
+def warm_start(cfg: DictConfig, out: Path) -> str | None:
+    """The checkpoint PPO starts from: ``train.init``, or the clone ``train.clone`` asks for (made once per run folder)."""
+    if not cfg.train.get("clone"):
+        return cfg.train.get("init")
+    from experiments import distill
+
+    path = out / "clone" / distill.CHECKPOINT
+    if not path.exists():
+        log.info("warm start: cloning %s into %s", cfg.train.clone.teacher.name, path.parent)
+        distill.distill(clone_config(cfg), path.parent, "train.clone of " + str(out))
+    return str(path)
 
 
 RULES_ALIAS = {"rules.": "env.rules."}  # rules.players=4 means what it means in evaluate and play
@@ -427,7 +477,9 @@ def train(cfg: DictConfig, out: Path, command: str = "", sweep: bool = False) ->
     log.info("run folder %s: %s steps on %s", out, f"{steps_total:,}", table_label(rules))
     ckpt = out / "checkpoints"
 
-    # 1. the env: a learner seat per game against the opponent pool (or every seat the learner)
+    # 1. the warm start (a checkpoint, or a clone made now), then the env: a learner seat per game against the
+    #    opponent pool (or every seat the learner)
+    init = warm_start(cfg, out)
     opp = cfg.opponents
     shared = bool(opp.shared_seats)
     pool = None
@@ -442,8 +494,8 @@ def train(cfg: DictConfig, out: Path, command: str = "", sweep: bool = False) ->
             deterministic=opp.deterministic,
             seed=cfg.train.seed,
         )
-        if cfg.train.get("init") and opp.get("init_weight"):  # the warm start stays in the pool as an anchor
-            pool.add_fixed(str(cfg.train.init), float(opp.init_weight), name="init")
+        if init and opp.get("init_weight"):  # the warm start stays in the pool as an anchor
+            pool.add_fixed(str(init), float(opp.init_weight), name="init")
     env = TrainVecEnv(
         int(cfg.train.num_envs),
         train_rules,
@@ -471,7 +523,7 @@ def train(cfg: DictConfig, out: Path, command: str = "", sweep: bool = False) ->
     if found and resume in ("true", "auto"):
         with open(ckpt / "last_state.pkl", "rb") as f:
             saved = pickle.load(f)
-        model = MaskablePPO.load(str(ckpt / "last.zip"), env=env, device=cfg.train.device)
+        model = model_class(cfg.algo).load(str(ckpt / "last.zip"), env=env, device=cfg.train.device)
         if model.num_timesteps != saved["num_timesteps"]:
             raise RuntimeError(
                 f"checkpoint mismatch: model at {model.num_timesteps} steps, state at {saved['num_timesteps']}"
@@ -480,9 +532,9 @@ def train(cfg: DictConfig, out: Path, command: str = "", sweep: bool = False) ->
         log.info("resuming %s at step %s", out, f"{model.num_timesteps:,}")
     else:
         saved, model = None, build_model(cfg, env, rules, out)
-        if cfg.train.get("init"):
-            load_init(model, str(cfg.train.init))
-            log.info("starting from the policy of %s", cfg.train.init)
+        if init:
+            load_init(model, str(init))
+            log.info("starting from the policy of %s", init)
     record_rules(model, rules)  # every checkpoint names its table
     try:
         import tensorboard  # noqa: F401  (SB3's tensorboard writer needs it)
