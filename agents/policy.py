@@ -48,9 +48,10 @@ class PolicyAgent(Agent):
         self.seed = int(seed)
         self.name = name or "policy"
         if rules is not None:
-            self._check_shapes(Engine(rules, num_games=1, seed=0))
+            self.check_table(Engine(rules, num_games=1, seed=0))
 
-    def _check_shapes(self, engine: Engine) -> None:
+    def check_table(self, engine: Engine) -> None:
+        """Refuse (``ValueError``) an engine whose observations or actions are not the policy's."""
         obs_shape = tuple(self.model.observation_space.shape)
         actions = int(self.model.action_space.n)
         if obs_shape != (engine.obs_dim,) or actions != engine.num_actions:
@@ -66,7 +67,7 @@ class PolicyAgent(Agent):
         games = np.asarray(games, dtype=np.int64)
         if obs is None:
             obs = engine.observe(games=games)
-        obs = np.clip(obs, -OBS_BOUND, OBS_BOUND)
+        obs = bounded(obs)
         if self.deterministic:
             actions, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
             return np.asarray(actions, dtype=np.int64).reshape(len(mask))
@@ -81,6 +82,21 @@ class PolicyAgent(Agent):
         policy = getattr(self.model, "policy", self.model)
         policy.set_training_mode(False)
         with th.no_grad():
-            dist = policy.get_distribution(policy.obs_to_tensor(obs)[0], action_masks=mask.astype(bool))
+            dist = policy.get_distribution(policy.obs_to_tensor(bounded(obs))[0], action_masks=mask.astype(bool))
             probs = dist.distribution.probs.cpu().numpy().astype(np.float64)
         return np.where(mask, probs, 0.0)
+
+    def values(self, obs: np.ndarray) -> np.ndarray:
+        """``float64 [n]`` the value head's estimate for each observation (in training reward units)."""
+        import torch as th
+
+        policy = getattr(self.model, "policy", self.model)
+        policy.set_training_mode(False)
+        with th.no_grad():
+            values = policy.predict_values(policy.obs_to_tensor(bounded(obs))[0])
+        return values.cpu().numpy().astype(np.float64).reshape(len(obs))
+
+
+def bounded(obs: np.ndarray) -> np.ndarray:
+    """Observations clipped to the observation space's bounds, as the envs give them."""
+    return np.clip(obs, -OBS_BOUND, OBS_BOUND)

@@ -24,6 +24,14 @@ the game, whatever the batch; or ``ms`` per decision, spent in rounds of
 Decisions with one legal action cost nothing. Every game searched in one
 ``act`` call shares the engine batch, ``max_rows`` rows at a time.
 
+Guided by a checkpoint (``guide=<path>``, a MaskablePPO ``.zip`` for these rules):
+the policy's probabilities replace the strategic prior (the candidates are its
+``top`` most likely legal actions, its favourite first), and a rollout that
+reaches ``depth`` steps is scored by the policy's value head instead of as the
+hand stands: 100 x value (the training reward is the hand-score margin / 100),
+plus, for a row whose hand ended before the horizon, that hand's margin and the
+value of the next hand's start. A short ``depth`` (e.g. 12) keeps it fast.
+
 Name it ``search`` (defaults) or ``search:OPTIONS``, comma-separated: ``64``
 (rollouts), ``50ms`` (time), or ``key=value`` for any ``SearchConfig`` field,
 e.g. ``search:rollouts=128,top=4,rollout=greedy``.
@@ -47,6 +55,7 @@ from rummy_env.rules import side_of
 from .base import Agent, game_uniforms
 from .features import plan_acting
 from .greedy import GreedyAgent
+from .policy import PolicyAgent
 from .random_agent import RandomAgent
 from .strategic import StrategicAgent
 
@@ -54,6 +63,7 @@ NAME = "search"
 ROLLOUTS = ("greedy", "strategic", "random")
 _DEAL_SALT, _ROUND_SALT = 0x5EA4C, 0x4A7D5
 _FIRST_ROWS = 256  # rows of the first search engine
+VALUE_SCALE = 100.0  # a guide's value is in training reward units: hand-score margin / 100
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,7 @@ class SearchConfig:
     confidence: float = 1.0  # leave the prior's choice only for a gain this many standard errors above zero
     depth: int = 400  # steps a rollout may take before its hand is scored as it stands
     max_rows: int = 8192  # engine rows per batch (memory and step cost grow with it)
+    guide: str | None = None  # a checkpoint: its policy is the prior, its value scores the rollouts at ``depth``
 
     def __post_init__(self) -> None:
         """Check the fields (``ValueError`` naming the bad one)."""
@@ -82,6 +93,8 @@ class SearchConfig:
             raise ValueError(f"search confidence must be non-negative, got {self.confidence!r}")
         if self.ms is not None and not self.ms > 0:
             raise ValueError(f"search ms must be positive or None, got {self.ms!r}")
+        if self.guide is not None and not (isinstance(self.guide, str) and self.guide):
+            raise ValueError(f"search guide must be a checkpoint path, got {self.guide!r}")
         if self.rollout not in ROLLOUTS:
             raise ValueError(f"search rollout must be one of {', '.join(ROLLOUTS)}, got {self.rollout!r}")
 
@@ -104,7 +117,7 @@ def parse_search(spec: str) -> SearchConfig:
 
 
 def _option(key: str, text: str, spec: str) -> Any:
-    if key == "rollout":
+    if key in ("rollout", "guide"):
         return text
     try:
         number = float(text)
@@ -121,6 +134,7 @@ class SearchAgent(Agent):
         self.config = replace(config or SearchConfig(), **overrides)
         self.name = NAME if self.config == SearchConfig() else f"{NAME}:{_short(self.config)}"
         self.prior = StrategicAgent(seed)
+        self.guide = None if self.config.guide is None else PolicyAgent(self.config.guide, name="guide")
         self.policy = _rollout_agent(self.config.rollout, seed)
         self._engine: Engine | None = None
         self.stats = {"decisions": 0, "searched": 0, "rollouts": 0, "seconds": 0.0}
@@ -132,6 +146,8 @@ class SearchAgent(Agent):
         actions = np.argmax(mask, axis=1).astype(np.int64)
         choose = np.flatnonzero(mask.sum(axis=1) > 1)
         if len(choose):
+            if self.guide is not None:
+                self.guide.check_table(engine)
             actions[choose] = self._search(engine, games[choose], mask[choose])
         self.stats["decisions"] += len(games)
         self.stats["searched"] += len(choose)
@@ -140,7 +156,10 @@ class SearchAgent(Agent):
 
     def _search(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         cfg = self.config
-        prior = prior_scores(self.prior, engine, games, mask)
+        if self.guide is None:
+            prior = prior_scores(self.prior, engine, games, mask)
+        else:
+            prior = self.guide.action_probs(engine.observe(games=games), mask)
         candidates = top_candidates(prior, mask, engine.spec.layout.kind, cfg.top)
         count = (candidates >= 0).sum(axis=1)
         if cfg.ms is None:
@@ -218,7 +237,12 @@ class SearchAgent(Agent):
             actions = self.policy.act(sim, live, None, sim.legal_mask(live))
             sim.step(actions, check=False, games=live)
             live = live[(s.hand_no[live] == hand_no[live]) & (s.phase[live] != GAME_OVER)]
-        return outcome(sim, idx, seat, hand_no, self.config.win_bonus)
+        result = outcome(sim, idx, seat, hand_no, self.config.win_bonus)
+        if self.guide is not None:  # the guide's value where the rollout stopped: the horizon, or the next hand
+            result[live] = 0.0
+            going = idx[s.phase[idx] != GAME_OVER]
+            result[going] += VALUE_SCALE * self.guide.values(sim.observe(seat[going], games=going))
+        return result
 
 
 def choice_scores(sums: np.ndarray, confidence: float) -> np.ndarray:
