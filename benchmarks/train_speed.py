@@ -20,6 +20,13 @@ for (the ``agent steps/s`` column counts every seat's moves). Rows:
   critic, batch 2048, 4 epochs; ``mlp-fast``: 128x128, batch 4096, 2 epochs;
   ``card``: ``agents.card_policy.CardPolicy``. ``--threads`` sets torch's threads
   (the engine and the heuristics are single-threaded numpy either way).
+  ``mlp-lean``: the same network and settings with ``algo.loop=lean``
+  (``agents/lean_ppo.py``: MaskablePPO's maths without SB3's per-step
+  distribution objects), the loop of ``recipe=strong``.
+* ``train-cleanrl``: ``experiments/cleanrl_ppo.py`` (one-file masked PPO on the
+  gymnasium vector env) with the same shape: 256 games x 32 steps, 4 minibatches
+  of 2048, 4 epochs, 256x256 actor and critic, games to 500 against greedy; its
+  own steps/s over the whole run (the first rollout included).
 
 The load average is printed before and after: other processes on the same cores
 slow every row, so compare rows of one run only.
@@ -92,6 +99,22 @@ def bench_train(name: str, overrides: list[str], seconds: float, threads: int = 
     return {"row": name, "env steps/s": steps / elapsed, "seconds": elapsed, "note": note}
 
 
+def bench_cleanrl(name: str, seconds: float, threads: int = 1) -> dict:
+    import contextlib
+    import io
+
+    from experiments.cleanrl_ppo import Args, train
+
+    torch.set_num_threads(threads)
+    rollout = 256 * 32
+    steps = rollout * max(2, round(seconds * 4000 / rollout))  # about ``seconds`` at ~4,000 steps/s
+    args = Args(total_steps=steps, num_envs=256, num_steps=32, minibatches=4, epochs=4, hidden=256, episode="game")
+    with contextlib.redirect_stdout(io.StringIO()):  # its per-rollout lines
+        result = train(args)
+    note = f"{threads} torch thread(s), {steps:,} steps"
+    return {"row": name, "env steps/s": result["sps"], "seconds": steps / result["sps"], "note": note}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--seconds", type=float, default=None, help="timed seconds per row (default 20, 5 with --quick)")
@@ -109,6 +132,7 @@ def main() -> None:
         "train-mlp-fast": lambda: bench_train("train-mlp-fast", ["algo=ppo_mlp_fast"], seconds * 2, a.threads),
         "train-mlp-lean": lambda: bench_train("train-mlp-lean", ["algo=ppo_mlp", "algo.loop=lean"], seconds * 2, a.threads),
         "train-card": lambda: bench_train("train-card", ["algo=ppo_card"], seconds * 2, a.threads),
+        "train-cleanrl": lambda: bench_cleanrl("train-cleanrl", seconds * 2, a.threads),
     }
     chosen = a.rows or list(rows)
     print(f"load average before: {os.getloadavg()}; torch threads {a.threads}; cpu count {os.cpu_count()}")

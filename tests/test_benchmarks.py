@@ -38,3 +38,13 @@ def test_throughput_refuses_zero_rounds(monkeypatch):
     monkeypatch.setattr("sys.argv", ["throughput", "--rounds", "0"])
     with pytest.raises(SystemExit):
         throughput.parse_args()
+
+
+def test_train_speed_runs_the_lean_and_cleanrl_rows(monkeypatch, capsys):
+    from benchmarks import train_speed
+
+    monkeypatch.setattr("sys.argv", "train_speed --seconds 0.2 --rows train-mlp-lean train-cleanrl".split())
+    train_speed.main()
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| train-")]
+    assert [row.split(" | ")[0] for row in rows] == ["| train-mlp-lean", "| train-cleanrl"]
+    assert all(float(row.split(" | ")[1].replace(",", "")) > 0 for row in rows)
