@@ -55,6 +55,7 @@ from agents.registry import agent_kind
 from agents.selfplay import OpponentPool, TrainVecEnv
 from experiments.cli import CONFIGS, LOG_NAME, Number, Ticker, check_numbers, hands_bar, hydra_app, logger, on_terminal
 from rummy_env import Rules
+from rummy_env.rules import side_of
 
 log = logger("train")
 # torch re-checks every action distribution's logits against its constraints (~7% of a PPO step on the CPU);
@@ -102,19 +103,28 @@ def evaluate(
     max_steps: int,
     deterministic: bool = True,
     progress: Callable[[Progress], None] | None = None,
+    team: bool = False,
 ) -> dict:
-    """Play ``games`` games of ``policy`` against ``opponent`` in every other seat (learner seat rotates)."""
+    """Play ``games`` games of ``policy`` against ``opponent`` in every other seat (learner seat rotates).
+
+    With ``team`` (a partnership learner) the policy holds both seats of a side (the sides alternate) against a side
+    of ``opponent``; the win rate and score difference are then its side's.
+    """
     learner = PolicyAgent(policy, deterministic=deterministic, name="learner")
     opp = make_agent(opponent, rules, seed=seed)
     n = rules.players
     seats = np.ones((games, n), dtype=np.int64)
-    seats[np.arange(games), np.arange(games) % n] = 0
+    if team:
+        seats[side_of(np.arange(n))[None, :] == (np.arange(games) % 2)[:, None]] = 0
+    else:
+        seats[np.arange(games), np.arange(games) % n] = 0
     deals = np.arange(games, dtype=np.uint64) + seed
     res = play_games(rules, [learner, opp], seats, deals, batch=min(games, 500), max_steps=max_steps, progress=progress)
-    mine = seats == 0
-    win = res.win_shares()[mine]
-    score = res.scores[mine]
-    others = (res.scores.sum(1) - score) / (n - 1)
+    first = np.argmax(seats == 0, axis=1)  # the learner's (first) seat: under partnership its side's share and score
+    rows = np.arange(games)
+    win = res.win_shares()[rows, first]
+    score = res.side_scores()[rows, side_of(first)] if team else res.scores[rows, first]
+    others = res.side_scores()[rows, 1 - side_of(first)] if team else (res.scores.sum(1) - score) / (n - 1)
     low, high = wilson_interval(float(win.sum()), games)
     return {
         "opponent": str(opponent),
@@ -226,6 +236,7 @@ class TrainCallback(BaseCallback):
                     int(cfg.max_steps),
                     bool(cfg.deterministic),
                     progress=progress if final else None,
+                    team=bool(self.cfg.opponents.get("team", False)),
                 )
             row.update(steps=self.model.num_timesteps, wall_s=round(time.time() - self.t0, 1), final=final)
             rows.append(row)

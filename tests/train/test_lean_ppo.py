@@ -99,3 +99,24 @@ def test_recipe_strong_runs_from_the_command_line(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "clone" / "distilled.zip").exists() and (tmp_path / "final.zip").exists()
     assert "starting from the policy of" in (tmp_path / "train.log").read_text()
+
+
+def test_a_team_learner_is_evaluated_on_both_seats_of_its_side(monkeypatch):
+    import experiments.train as app
+
+    rules = Rules.preset("persian")
+    env = TrainVecEnv(2, rules.replace(reward="score"), ["greedy"], seed=0, team=True)
+    policy = MaskablePPO("MlpPolicy", env, seed=0, policy_kwargs={"net_arch": [16]}).policy
+    seen = {}
+    real = app.play_games
+
+    def spy(rules, agents, seats, *args, **kwargs):
+        seen["seats"] = seats.copy()
+        return real(rules, agents, seats, *args, **kwargs)
+
+    monkeypatch.setattr(app, "play_games", spy)
+    row = app.evaluate(policy, rules, "greedy", 4, 0, 400, team=True)
+    assert seen["seats"].tolist() == [[0, 1, 0, 1], [1, 0, 1, 0]] * 2
+    assert 0.0 <= row["win_rate"] <= 1.0 and row["games"] == 4
+    app.evaluate(policy, rules, "greedy", 4, 0, 400)
+    assert seen["seats"].tolist() == [[0, 1, 1, 1], [1, 0, 1, 1], [1, 1, 0, 1], [1, 1, 1, 0]]
