@@ -20,8 +20,12 @@ class RandomAgent(Agent):
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """A uniformly drawn legal action in each game."""
         games = np.asarray(games, dtype=np.int64)
-        u = game_uniforms(engine, games, self.seed, 1)[:, 0]
-        legal = mask.sum(axis=1)
-        pick = np.minimum((u * legal).astype(np.int64), legal - 1)
-        rank = np.cumsum(mask, axis=1) - 1
-        return np.argmax(mask & (rank == pick[:, None]), axis=1).astype(np.int64)
+        return uniform_legal(mask, game_uniforms(engine, games, self.seed, 1)[:, 0])
+
+
+def uniform_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``int64 [n]`` the legal action each uniform ``u [n]`` in [0, 1) picks, every legal action equally likely."""
+    legal = mask.sum(axis=1)
+    pick = np.minimum((u * legal).astype(np.int64), legal - 1)
+    rank = np.cumsum(mask, axis=1) - 1
+    return np.argmax(mask & (rank == pick[:, None]), axis=1).astype(np.int64)

@@ -1,4 +1,5 @@
-"""``make_agent``: an agent from a name (random, greedy, strategic, human, search[:options]) or a checkpoint path."""
+"""``make_agent``: an agent from a name (random, greedy, strategic, human, search[:options], noisy:EPS:AGENT) or a
+checkpoint path."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from rummy_env.rules import Rules
 from .base import Agent
 from .greedy import GreedyAgent
 from .human import HumanAgent
+from .noisy import NAME as NOISY
+from .noisy import NoisyAgent, parse_noisy
 from .policy import PolicyAgent
 from .random_agent import RandomAgent
 from .search import NAME as SEARCH
@@ -47,6 +50,9 @@ def make_agent(
         return AGENTS[key](seed)
     if kind == SEARCH:
         return make_search(key, seed)
+    if kind == NOISY:
+        eps, base = parse_noisy(key)
+        return NoisyAgent(make_agent(base, rules, seed, deterministic), eps, seed)
     if kind == "rllib":
         from .rllib_agent import RLlibAgent  # the rllib extra: ray is imported only for RLlib checkpoints
 
@@ -55,12 +61,15 @@ def make_agent(
 
 
 def agent_kind(name: str) -> str:
-    """What ``make_agent(name)`` builds, found without loading anything: ``registered``, ``search``, ``rllib``
-    or ``policy``; a ``ValueError`` naming the choices for an unknown name or a checkpoint that is not there."""
+    """What ``make_agent(name)`` builds, found without loading anything: ``registered``, ``search``, ``noisy``,
+    ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name or a checkpoint that is not there."""
     if name in AGENTS:
         return "registered"
     if name.startswith(SEARCH + ":"):
         return SEARCH
+    if name.startswith(NOISY + ":"):
+        agent_kind(parse_noisy(name)[1])  # the base agent must exist too
+        return NOISY
     folder = Path(name.removeprefix("rllib:"))
     if name.startswith("rllib:") or (folder / "rllib_checkpoint.json").exists():
         if not folder.is_dir():
@@ -71,6 +80,6 @@ def agent_kind(name: str) -> str:
             raise ValueError(f"no checkpoint at {name!r}")
         return "policy"
     raise ValueError(
-        f"unknown agent {name!r}: expected one of {', '.join(AGENTS)}, a MaskablePPO .zip checkpoint "
-        "or rllib:<RLlib checkpoint folder>"
+        f"unknown agent {name!r}: expected one of {', '.join(AGENTS)}, search:OPTIONS, noisy:EPS:AGENT, "
+        "a MaskablePPO .zip checkpoint or rllib:<RLlib checkpoint folder>"
     )
