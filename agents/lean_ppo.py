@@ -20,7 +20,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import explained_variance, obs_as_tensor
 from stable_baselines3.common.vec_env import VecEnv
 
-ILLEGAL_LOGIT = -1e8  # what MaskableCategorical puts in place of an illegal action's logit
+from .policy import ILLEGAL_LOGIT
+
 
 
 def logits_and_values(policy, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:

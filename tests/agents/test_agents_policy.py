@@ -6,10 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
+from sb3_contrib import MaskablePPO
 
 from agents import PolicyAgent, make_agent, play_games
+from agents.policy import masked_probs
 from agents.selfplay import TrainVecEnv
 from rummy_env import Engine, Rules
+from rummy_env.env import OBS_BOUND
 
 MODEL = Path(__file__).resolve().parents[2] / "models" / "rummy500_default_mlp.zip"
 
@@ -67,3 +71,18 @@ def test_sampling_follows_the_policy_distribution():
     picks = [PolicyAgent(model, deterministic=False, seed=k).act(engine, games, obs, mask)[0] for k in range(400)]
     counts = np.bincount(picks, minlength=len(probs))
     assert np.abs(counts / 400 - probs).max() < 0.08
+
+
+def test_the_agent_computes_maskableppos_distribution_bit_for_bit():
+    """``masked_probs`` skips the distribution object, not its arithmetic: the same probabilities and modes."""
+    model = MaskablePPO.load(str(MODEL), device="cpu")
+    engine = Engine(Rules(), num_games=64, seed=5)
+    agent = make_agent("random")
+    for _ in range(40):  # positions of every phase
+        engine.step(agent.act(engine, np.arange(64), None, engine.legal_mask()))
+    obs, mask = np.clip(engine.observe(), -OBS_BOUND, OBS_BOUND), engine.legal_mask()
+    with torch.no_grad():
+        dist = model.policy.get_distribution(model.policy.obs_to_tensor(obs)[0], action_masks=mask)
+    assert np.array_equal(masked_probs(model.policy, obs, mask), dist.distribution.probs.numpy())
+    mode, _ = model.predict(obs, action_masks=mask, deterministic=True)
+    assert np.array_equal(make_agent(str(MODEL), Rules()).act(engine, np.arange(64), obs, mask), mode)
