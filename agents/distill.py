@@ -30,6 +30,7 @@ from rummy_env.rules import Rules
 
 from .arena import play_games
 from .base import Agent, game_uniforms
+from .policy import logits_and_values
 from .registry import make_agent
 
 GAMES_PER_ROUND = 256  # games played per round of collection (one play_games call)
@@ -233,18 +234,11 @@ def _losses(policy: Any, data: Demonstrations) -> tuple[Any, Any, int]:
     """Masked cross-entropy, value squared error and top-1 hits of a minibatch."""
     import torch as th
 
-    obs = th.as_tensor(data.obs, device=policy.device)
-    features = policy.extract_features(obs)
-    if policy.share_features_extractor:
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-    else:
-        latent_pi = policy.mlp_extractor.forward_actor(features[0])
-        latent_vf = policy.mlp_extractor.forward_critic(features[1])
-    dist = policy._get_action_dist_from_latent(latent_pi)
+    logits, values = logits_and_values(policy, th.as_tensor(data.obs, device=policy.device))
+    dist = policy.action_dist.proba_distribution(action_logits=logits)
     dist.apply_masking(data.mask)
     actions = th.as_tensor(data.action, device=policy.device)
     loss = -dist.log_prob(actions).mean()
-    values = policy.value_net(latent_vf).flatten()
     value_loss = th.mean((values - th.as_tensor(data.value, device=policy.device)) ** 2)
     hits = int((dist.distribution.logits.argmax(dim=1) == actions).sum())
     return loss, value_loss, hits

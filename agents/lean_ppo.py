@@ -16,23 +16,12 @@ from __future__ import annotations
 import numpy as np
 import torch as th
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import explained_variance, obs_as_tensor
 from stable_baselines3.common.vec_env import VecEnv
 
-from .policy import ILLEGAL_LOGIT
-
-
-
-def logits_and_values(policy, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
-    """An SB3 actor-critic policy's raw action logits ``[n, A]`` and values ``[n]`` (its own forward, unwrapped)."""
-    features = policy.extract_features(obs)
-    if policy.share_features_extractor:
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-    else:
-        latent_pi = policy.mlp_extractor.forward_actor(features[0])
-        latent_vf = policy.mlp_extractor.forward_critic(features[1])
-    return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
+from .policy import ILLEGAL_LOGIT, logits_and_values
 
 
 def masked_log_probs(logits: th.Tensor, mask: th.Tensor) -> th.Tensor:
@@ -48,11 +37,11 @@ def entropy(log_probs: th.Tensor, mask: th.Tensor) -> th.Tensor:
 class LeanPPO(MaskablePPO):
     """``MaskablePPO`` whose rollout and update loops skip SB3's per-step distribution objects (see module doc)."""
 
-    def collect_rollouts(
+    def collect_rollouts(  # type: ignore[override]  # MaskablePPO's signature, its masked buffer
         self,
         env: VecEnv,
         callback: BaseCallback,
-        rollout_buffer,
+        rollout_buffer: MaskableRolloutBuffer,
         n_rollout_steps: int,
         use_masking: bool = True,
     ) -> bool:
@@ -61,13 +50,14 @@ class LeanPPO(MaskablePPO):
         rollout_buffer.reset()
         callback.on_rollout_start()
         for _ in range(n_rollout_steps):
-            masks = env.action_masks()
+            masks = env.action_masks()  # type: ignore[attr-defined]  # RummyVecEnv's, as MaskablePPO asks for them
             with th.no_grad():
-                logits, values = logits_and_values(self.policy, obs_as_tensor(self._last_obs, self.device))
+                obs = obs_as_tensor(self._last_obs, self.device)  # type: ignore[arg-type]  # set by SB3's learn
+                logits, values = logits_and_values(self.policy, obs)
                 log_probs = masked_log_probs(logits, th.as_tensor(masks, device=self.device))
-                actions = th.multinomial(log_probs.exp(), 1).flatten()
-                chosen = log_probs.gather(1, actions[:, None]).flatten()
-            actions = actions.cpu().numpy()
+                drawn = th.multinomial(log_probs.exp(), 1).flatten()
+                chosen = log_probs.gather(1, drawn[:, None]).flatten()
+            actions = drawn.cpu().numpy()
             new_obs, rewards, dones, infos = env.step(actions)
             self.num_timesteps += env.num_envs
             callback.update_locals(locals())
@@ -84,9 +74,9 @@ class LeanPPO(MaskablePPO):
                 chosen,
                 action_masks=masks,
             )
-            self._last_obs, self._last_episode_starts = new_obs, dones
+            self._last_obs, self._last_episode_starts = new_obs, dones  # type: ignore[assignment]
         with th.no_grad():
-            values = self.policy.predict_values(obs_as_tensor(new_obs, self.device))
+            values = self.policy.predict_values(obs_as_tensor(new_obs, self.device))  # type: ignore[arg-type]
         rollout_buffer.compute_returns_and_advantage(last_values=values, dones=dones)
         callback.on_rollout_end()
         return True
@@ -106,7 +96,7 @@ class LeanPPO(MaskablePPO):
             raise ValueError("LeanPPO does not clip the value function: leave clip_range_vf unset")
         self.policy.set_training_mode(True)
         self._update_learning_rate(self.policy.optimizer)
-        clip = self.clip_range(self._current_progress_remaining)
+        clip = self.clip_range(self._current_progress_remaining)  # type: ignore[operator]  # a schedule after setup
         stats: list[th.Tensor] = []
         for _ in range(self.n_epochs):
             kls = []
@@ -150,6 +140,8 @@ class LeanPPO(MaskablePPO):
         self.logger.record("train/approx_kl", kl)
         self.logger.record("train/clip_fraction", clipped)
         self.logger.record("train/loss", loss)
-        self.logger.record("train/explained_variance", explained_variance(buffer.values.flatten(), buffer.returns.flatten()))
+        self.logger.record(
+            "train/explained_variance", explained_variance(buffer.values.flatten(), buffer.returns.flatten())
+        )
         self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
         self.logger.record("train/clip_range", clip)

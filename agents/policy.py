@@ -109,6 +109,17 @@ def masked_probs(policy: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return th.softmax(logits, dim=-1).cpu().numpy()
 
 
+def logits_and_values(policy: Any, obs: Any) -> tuple[Any, Any]:
+    """An SB3 actor-critic policy's raw action logits ``[n, A]`` and values ``[n]`` (its own forward, unwrapped)."""
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
+
+
 def bounded(obs: np.ndarray) -> np.ndarray:
     """Observations clipped to the observation space's bounds, as the envs give them."""
     return np.clip(obs, -OBS_BOUND, OBS_BOUND)

@@ -62,7 +62,7 @@ def make_agent(
 
 def agent_kind(name: str) -> str:
     """What ``make_agent(name)`` builds, found without loading anything: ``registered``, ``search``, ``noisy``,
-    ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name or a checkpoint that is not there."""
+    ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name or a missing checkpoint."""
     if name in AGENTS:
         return "registered"
     if name.startswith(SEARCH + ":"):

@@ -130,7 +130,9 @@ def main() -> None:
         "env-random": lambda: bench_env("env-random", ["random"], seconds),
         "train-mlp": lambda: bench_train("train-mlp", ["algo=ppo_mlp"], seconds * 2, a.threads),
         "train-mlp-fast": lambda: bench_train("train-mlp-fast", ["algo=ppo_mlp_fast"], seconds * 2, a.threads),
-        "train-mlp-lean": lambda: bench_train("train-mlp-lean", ["algo=ppo_mlp", "algo.loop=lean"], seconds * 2, a.threads),
+        "train-mlp-lean": lambda: bench_train(
+            "train-mlp-lean", ["algo=ppo_mlp", "algo.loop=lean"], seconds * 2, a.threads
+        ),
         "train-card": lambda: bench_train("train-card", ["algo=ppo_card"], seconds * 2, a.threads),
         "train-cleanrl": lambda: bench_cleanrl("train-cleanrl", seconds * 2, a.threads),
     }

@@ -417,7 +417,7 @@ def check_options(cfg: DictConfig) -> Rules:
 
 
 def clone_config(cfg: DictConfig) -> DictConfig:
-    """``experiments.distill``'s config for ``train.clone``: configs/distill.yaml, this run's table, network and seed."""
+    """``experiments.distill``'s config for ``train.clone``: configs/distill.yaml, this run's table, net and seed."""
     settings = OmegaConf.load(CONFIGS / "distill.yaml")
     for key in ("defaults", "hydra"):
         settings.pop(key)
@@ -438,7 +438,7 @@ def clone_config(cfg: DictConfig) -> DictConfig:
 
 
 def warm_start(cfg: DictConfig, out: Path) -> str | None:
-    """The checkpoint PPO starts from: ``train.init``, or the clone ``train.clone`` asks for (made once per run folder)."""
+    """The checkpoint PPO starts from: ``train.init``, or the clone ``train.clone`` asks for (made once per run)."""
     if not cfg.train.get("clone"):
         return cfg.train.get("init")
     from experiments import distill

@@ -43,7 +43,7 @@ def test_throughput_refuses_zero_rounds(monkeypatch):
 def test_train_speed_runs_the_lean_and_cleanrl_rows(monkeypatch, capsys):
     from benchmarks import train_speed
 
-    monkeypatch.setattr("sys.argv", "train_speed --seconds 0.2 --rows train-mlp-lean train-cleanrl".split())
+    monkeypatch.setattr("sys.argv", ["train_speed", "--seconds", "0.2", "--rows", "train-mlp-lean", "train-cleanrl"])
     train_speed.main()
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| train-")]
     assert [row.split(" | ")[0] for row in rows] == ["| train-mlp-lean", "| train-cleanrl"]

@@ -55,7 +55,8 @@ def test_command_line_style_overrides():
     assert cfg.env.rules.players == 4 and cfg.algo.learning_rate == 1e-4 and int(float(cfg.train.steps)) == 5_000_000
 
 
-OWN = [CONFIGS / "train.yaml", *sorted(p for g in ("env", "algo", "opponents", "recipe") for p in (CONFIGS / g).glob("*.yaml"))]
+GROUPS = ("env", "algo", "opponents", "recipe")
+OWN = [CONFIGS / "train.yaml", *sorted(p for g in GROUPS for p in (CONFIGS / g).glob("*.yaml"))]
 
 
 @pytest.mark.parametrize("path", OWN, ids=lambda p: str(p.relative_to(CONFIGS)))

@@ -45,7 +45,7 @@ def test_lean_quantities_are_maskableppos():
 def test_algo_loop_picks_the_class():
     assert model_class(compose_train(["algo.loop=lean"]).algo) is LeanPPO
     assert model_class(compose_train([]).algo) is MaskablePPO
-    with pytest.raises(ValueError, match="algo.loop"):
+    with pytest.raises(ValueError, match=r"algo\.loop"):
         model_class(compose_train(["algo.loop=fast"]).algo)
 
 
@@ -74,7 +74,7 @@ def test_train_clone_warm_starts_ppo_from_a_clone_in_the_run_folder(tmp_path, ti
 
 
 def test_train_clone_refuses_a_misspelt_key_or_a_second_warm_start(tmp_path, tiny):
-    with pytest.raises(ValueError, match="train.clone"):
+    with pytest.raises(ValueError, match=r"train\.clone"):
         train(compose_train(tiny + SMALL_MLP + ["train.clone={teacher: {nmae: greedy}}"]), tmp_path / "a")
     with pytest.raises(ValueError, match="unknown agent"):
         train(compose_train(tiny + SMALL_MLP + ["train.clone={teacher: {name: nobody}}"]), tmp_path / "b")
@@ -94,7 +94,16 @@ def test_recipe_strong_composes_the_clone_the_lean_loop_and_the_pool():
 def test_recipe_strong_runs_from_the_command_line(tmp_path):
     small = ["train.steps=512", "train.num_envs=16", "algo.batch_size=256", "algo.policy_kwargs.net_arch=[32]"]
     evals = ["eval.every=0", "eval.final_games=2", "eval.max_steps=200", "train.latest=null"]
-    cmd = [sys.executable, "-m", "experiments.train", "recipe=strong", *CLONE, *small, *evals, f"hydra.run.dir={tmp_path}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "experiments.train",
+        "recipe=strong",
+        *CLONE,
+        *small,
+        *evals,
+        f"hydra.run.dir={tmp_path}",
+    ]
     done = subprocess.run(cmd, cwd=CONFIGS.parent, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "clone" / "distilled.zip").exists() and (tmp_path / "final.zip").exists()
