@@ -13,6 +13,10 @@ for (the ``agent steps/s`` column counts every seat's moves). Rows:
 * ``env-<opponents>``: ``TrainVecEnv`` (``rummy_env.vector.RummyVecEnv`` as
   trained on, agents/selfplay.py) with 256 games, the learner playing uniformly
   random legal actions: the env's ceiling, no policy at all.
+* ``env-pool``: the same with ``recipe=strong``'s full opponent pool (greedy 35%,
+  strategic 30%, and 35% shared by seven policy networks: the clone, five
+  snapshots and the live learner, each called on its own games): what the
+  opponents' forward passes cost a training step.
 * ``train-<algo>``: ``MaskablePPO.learn`` with ``configs/algo/ppo_<algo>.yaml``
   and the default ``train.yaml`` (256 games x 32 steps per rollout, opponents
   greedy): rollouts (policy forward passes included) and updates, timed over
@@ -41,6 +45,12 @@ import time
 import numpy as np
 import torch
 
+MODEL = "models/rummy500_default_mlp.zip"
+# recipe=strong's opponents once its pool is full: greedy, strategic, and 7 policies (the clone, 5 snapshots, the
+# live learner), each a separate network called on its own games; the shipped model stands in for all of them
+POOL = ["greedy", "strategic", *[MODEL] * 7]
+POOL_WEIGHTS = [0.35, 0.30, 0.10, *[0.03] * 5, 0.10]
+
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row."""
@@ -51,11 +61,15 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     return legal[np.minimum(first[:-1] + k, legal.size - 1)] - np.arange(games) * actions
 
 
-def bench_env(name: str, opponents: list[str], seconds: float, games: int = 256) -> dict:
+def bench_env(
+    name: str, opponents: list[str], seconds: float, games: int = 256, weights: list[float] | None = None
+) -> dict:
     from agents.selfplay import TrainVecEnv
     from rummy_env import Rules
 
     env = TrainVecEnv(games, Rules(reward="score"), opponents, seed=0)
+    if weights is not None:
+        env.set_opponents(opponents, weights)
     rng = np.random.default_rng(0)
     env.reset()
     for _ in range(30):  # desynchronise the games a little
@@ -128,6 +142,7 @@ def main() -> None:
         "env-greedy": lambda: bench_env("env-greedy", ["greedy"], seconds),
         "env-strategic": lambda: bench_env("env-strategic", ["strategic"], seconds),
         "env-random": lambda: bench_env("env-random", ["random"], seconds),
+        "env-pool": lambda: bench_env("env-pool", POOL, seconds, weights=POOL_WEIGHTS),
         "train-mlp": lambda: bench_train("train-mlp", ["algo=ppo_mlp"], seconds * 2, a.threads),
         "train-mlp-fast": lambda: bench_train("train-mlp-fast", ["algo=ppo_mlp_fast"], seconds * 2, a.threads),
         "train-mlp-lean": lambda: bench_train(
