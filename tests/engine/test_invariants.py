@@ -19,7 +19,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rummy_env import Engine, Rules
@@ -251,5 +251,18 @@ def test_slow_random_games_aec(chunk):
 @pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rules_strategy(), seed=st.integers(0, 2**32 - 1))
+@example(  # found by this test: the dealer's joker doubles a group of four (docs/rules.md §8.8), sealed with 4 cards
+    rules=Rules(
+        hand_size=10,
+        jokers_per_deck=1,
+        target_score=50,
+        take_top_requires_meld=True,
+        first_meld_minimum=30,
+        four_of_a_kind_double=True,
+        min_run=4,
+        dealers_joker=True,
+    ),
+    seed=2,
+)
 def test_slow_hypothesis_rules_and_seeds(rules, seed):
     play_checked_game(rules, seed=seed, max_steps=1500, every=30)

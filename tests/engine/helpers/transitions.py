@@ -100,8 +100,11 @@ class TransitionChecker:
             if self.rules.joker_mode == "groups_only" and "JK" in meld["cards"]:
                 assert set(meld["cards"]) == {"JK"}, f"{where}: jokers are not wild: {meld}"
             if meld.get("sealed"):  # docs/rules.md §8.8: doubled by the dealer's joker, nothing laid off on it
-                size = self.rules.min_run if is_run(meld["cards"]) else 3  # a new run, or a group of three
-                assert self.rules.dealers_joker and meld.get("double") and len(meld["cards"]) == size, (
+                # a new run, or a group of three (of four under four_of_a_kind_double: `meld TC TD TH TS double`)
+                sizes = (
+                    {self.rules.min_run} if is_run(meld["cards"]) else {3, 4 if self.rules.four_of_a_kind_double else 3}
+                )
+                assert self.rules.dealers_joker and meld.get("double") and len(meld["cards"]) in sizes, (
                     f"{where}: {meld}"
                 )
             elif meld.get("double"):
