@@ -52,6 +52,11 @@ class PolicyAgent(Agent):
         if rules is not None:
             self.check_table(Engine(rules, num_games=1, seed=0))
 
+    @property
+    def policy(self) -> Any:
+        """The SB3 policy network (the model's, or the model itself when given a bare policy)."""
+        return getattr(self.model, "policy", self.model)
+
     def check_table(self, engine: Engine) -> None:
         """Refuse (``ValueError``) an engine whose observations or actions are not the policy's."""
         obs_shape = tuple(self.model.observation_space.shape)
@@ -69,23 +74,22 @@ class PolicyAgent(Agent):
         games = np.asarray(games, dtype=np.int64)
         if obs is None:
             obs = engine.observe(games=games)
-        probs = masked_probs(getattr(self.model, "policy", self.model), obs, mask)
+        probs = masked_probs(self.policy, obs, mask)
         if self.deterministic:  # the distribution's mode, as MaskablePPO.predict(deterministic=True) picks it
             return np.argmax(probs, axis=1).astype(np.int64)
-        cdf = np.cumsum(np.where(mask, probs.astype(np.float64), 0.0), axis=1)
+        cdf = np.cumsum(legal_probs(probs, mask), axis=1)
         u = game_uniforms(engine, games, self.seed, 1)
         return np.argmax((cdf > u * cdf[:, -1:]) & mask, axis=1).astype(np.int64)
 
     def action_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``float64 [n, A]`` the policy's probability of each action given the legal ``mask`` (0 where illegal)."""
-        probs = masked_probs(getattr(self.model, "policy", self.model), obs, mask)
-        return np.where(mask, probs.astype(np.float64), 0.0)
+        return legal_probs(masked_probs(self.policy, obs, mask), mask)
 
     def values(self, obs: np.ndarray) -> np.ndarray:
         """``float64 [n]`` the value head's estimate for each observation (in training reward units)."""
         import torch as th
 
-        policy = getattr(self.model, "policy", self.model)
+        policy = self.policy
         policy.set_training_mode(False)
         with th.no_grad():
             values = policy.predict_values(policy.obs_to_tensor(bounded(obs))[0])
@@ -107,6 +111,11 @@ def masked_probs(policy: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         logits = th.where(th.tensor(mask, dtype=th.bool), logits, th.tensor(ILLEGAL_LOGIT, dtype=logits.dtype))
         logits = logits - logits.logsumexp(dim=-1, keepdim=True)  # ... and again after it
         return th.softmax(logits, dim=-1).cpu().numpy()
+
+
+def legal_probs(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``float64 [n, A]`` ``masked_probs``' probabilities with every illegal action exactly 0."""
+    return np.where(mask, probs.astype(np.float64), 0.0)
 
 
 def logits_and_values(policy: Any, obs: Any) -> tuple[Any, Any]:

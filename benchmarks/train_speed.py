@@ -67,9 +67,7 @@ def bench_env(
     from agents.selfplay import TrainVecEnv
     from rummy_env import Rules
 
-    env = TrainVecEnv(games, Rules(reward="score"), opponents, seed=0)
-    if weights is not None:
-        env.set_opponents(opponents, weights)
+    env = TrainVecEnv(games, Rules(reward="score"), opponents, opponent_weights=weights, seed=0)
     rng = np.random.default_rng(0)
     env.reset()
     for _ in range(30):  # desynchronise the games a little

@@ -123,8 +123,12 @@ def evaluate(
     first = np.argmax(seats == 0, axis=1)  # the learner's (first) seat: under partnership its side's share and score
     rows = np.arange(games)
     win = res.win_shares()[rows, first]
-    score = res.side_scores()[rows, side_of(first)] if team else res.scores[rows, first]
-    others = res.side_scores()[rows, 1 - side_of(first)] if team else (res.scores.sum(1) - score) / (n - 1)
+    if team:
+        sides = res.side_scores()
+        score, others = sides[rows, side_of(first)], sides[rows, 1 - side_of(first)]
+    else:
+        score = res.scores[rows, first]
+        others = (res.scores.sum(1) - score) / (n - 1)
     low, high = wilson_interval(float(win.sum()), games)
     return {
         "opponent": str(opponent),
