@@ -7,6 +7,7 @@ import re
 import pytest
 from omegaconf import OmegaConf
 
+from agents import make_agent
 from rummy_env import Rules
 
 from .conftest import CONFIGS, compose_train
@@ -48,6 +49,19 @@ def test_algo_and_opponent_presets_compose(algo, opponents):
     assert cfg.opponents.name == opponents
     total = sum(cfg.opponents.heuristics.values()) + cfg.opponents.snapshot_weight + cfg.opponents.latest_weight
     assert cfg.opponents.shared_seats or total > 0
+
+
+@pytest.mark.parametrize("opponents", OPPONENTS)
+def test_every_pool_member_of_a_preset_is_an_agent(opponents):
+    rules = Rules()
+    for name in compose_train([f"opponents={opponents}"]).opponents.heuristics:
+        assert make_agent(str(name), rules).name == name
+
+
+def test_a_recipe_keeps_the_diverse_pools_noisy_members():
+    pool = compose_train(["recipe=strong", "opponents=diverse"]).opponents
+    assert pool.name == "diverse"
+    assert pool.heuristics["noisy:0.1:strategic"] == 0.05 and pool.heuristics["noisy:0.1:greedy"] == 0.05
 
 
 def test_command_line_style_overrides():
