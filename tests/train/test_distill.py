@@ -69,6 +69,15 @@ def test_demonstrations_are_the_teachers_legal_choices(demos):
     assert np.array_equal(again.obs, first.obs) and np.array_equal(again.action, first.action)
 
 
+def test_a_search_teacher_is_recorded_like_any_agent():
+    """A ``search`` teacher is recorded like any agent: its own legal choices, not strategic's."""
+    rules = Rules()
+    searched = collect(rules, "search:4", 150, opponents={"strategic": 1.0}, seed=3, batch=4)
+    plain = collect(rules, "strategic", 150, opponents={"strategic": 1.0}, seed=3, batch=4)
+    assert len(searched) == 150 and searched.mask[np.arange(150), searched.action].all()
+    assert not np.array_equal(searched.action, plain.action)  # the teacher's name chose who played
+
+
 def test_explore_changes_the_games_not_the_labels():
     rules = Rules()
     plain = collect(rules, "greedy", 200, seed=5, batch=4)
