@@ -56,6 +56,7 @@ from agents.selfplay import OpponentPool, TrainVecEnv
 from experiments.cli import CONFIGS, LOG_NAME, Number, Ticker, check_numbers, hands_bar, hydra_app, logger, on_terminal
 from rummy_env import Rules
 from rummy_env.rules import side_of
+from rummy_env.vector import OPPONENT_DRAWS
 
 log = logger("train")
 # torch re-checks every action distribution's logits against its constraints (~7% of a PPO step on the CPU);
@@ -407,6 +408,8 @@ def check_options(cfg: DictConfig) -> Rules:
     rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
     for opponent in [*cfg.eval.opponents, *(cfg.opponents.get("heuristics") or {})]:  # misspelt: fails now
         agent_kind(str(opponent))
+    if cfg.opponents.draw not in OPPONENT_DRAWS:
+        raise ValueError(f"opponents.draw must be one of {', '.join(OPPONENT_DRAWS)}, got {cfg.opponents.draw!r}")
     if str(cfg.train.resume).lower() not in ("auto", "true", "false"):
         raise ValueError(f"train.resume must be auto, true or false, got {cfg.train.resume!r}")
     if cfg.train.get("init") and not Path(str(cfg.train.init)).is_file():
@@ -521,6 +524,7 @@ def train(cfg: DictConfig, out: Path, command: str = "", sweep: bool = False) ->
         max_steps=int(cfg.train.max_steps),
         win_bonus=float(cfg.train.win_bonus),
         team=bool(opp.get("team", False)),
+        opponent_draw=str(opp.draw),
     )
 
     # 2. the model: fresh, or resumed from the run folder's last checkpoint

@@ -5,7 +5,8 @@ Two modes:
 * **learner seat** (default): env ``i`` is game ``i``; one seat per game is the
   learner (``learner_seat``: a fixed seat, ``"random"`` per episode, or
   ``"rotate"``), the other seats are played in batch by opponents sampled per
-  episode from ``opponents`` (agent objects with the batched ``Opponent``
+  episode from ``opponents`` (per seat, or with ``opponent_draw="table"`` one
+  member for every opponent seat of a game) (agent objects with the batched ``Opponent``
   interface of ``rummy_env.opponents``, e.g. ``agents.make_agent("greedy")``;
   ``agents.selfplay.TrainVecEnv`` also takes names and checkpoint paths), with
   ``opponent_weights``. A step plays the learner's action, then
@@ -50,6 +51,8 @@ from .env import OBS_BOUND
 from .opponents import Opponent, act_all, check_opponents
 from .rules import Rules, side_of
 
+OPPONENT_DRAWS = ("seat", "table")  # who plays a game's opponent seats: a member per seat, or one for the whole table
+
 
 class RummyVecEnv(VecEnv):
     """500 Rummy as a Stable-Baselines3 ``VecEnv``: a learner seat against batched opponents, or self-play."""
@@ -66,9 +69,13 @@ class RummyVecEnv(VecEnv):
         max_steps: int = 3000,
         illegal: str = "raise",
         team: bool = False,
+        opponent_draw: str = "seat",
     ) -> None:
         if illegal not in ("raise", "replace"):
             raise ValueError(f"illegal must be 'raise' or 'replace', got {illegal!r}")
+        if opponent_draw not in OPPONENT_DRAWS:
+            raise ValueError(f"opponent_draw must be one of {OPPONENT_DRAWS}, got {opponent_draw!r}")
+        self.opponent_draw = opponent_draw
         self.illegal = illegal
         self.rules = Rules.from_dict(rules) if isinstance(rules, dict) else (rules or Rules())
         self.render_mode = None
@@ -198,7 +205,7 @@ class RummyVecEnv(VecEnv):
             seats = np.full(len(games), int(self.learner_seat))
         self._episodes[games] += 1
         self.learner[games] = seats
-        picks = self._rng.choice(len(self.opponents), size=(len(games), n), p=self.opponent_weights)
+        picks = self._draw_opponents(len(games))
         picks[np.arange(len(games)), seats] = -1
         if self.team:
             picks[np.arange(len(games)), (seats + 2) % n] = -1
@@ -267,8 +274,13 @@ class RummyVecEnv(VecEnv):
             )
         self.opponents, self.opponent_weights = pool, w / w.sum()
         if not self.self_play:
-            picks = self._rng.choice(len(pool), size=self.seat_agents.shape, p=self.opponent_weights)
-            self.seat_agents = np.where(self.seat_agents < 0, -1, picks)
+            self.seat_agents = np.where(self.seat_agents < 0, -1, self._draw_opponents(self.num_games))
+
+    def _draw_opponents(self, games: int) -> np.ndarray:
+        """``int [games, players]`` pool members by weight: one per seat, or one per game (``opponent_draw="table"``)."""
+        per_seat = self.opponent_draw == "seat"
+        picks = self._rng.choice(len(self.opponents), size=(games, self.players if per_seat else 1), p=self.opponent_weights)
+        return np.broadcast_to(picks, (games, self.players)).copy()
 
     def get_state(self) -> dict[str, Any]:
         """Everything needed to continue exactly from here (engine rows, seats, RNG)."""

@@ -65,6 +65,19 @@ def test_opponent_pool_and_seats():
         RummyVecEnv(num_games=1, opponents=pool("random"), opponent_weights=[1, 2])
 
 
+@pytest.mark.parametrize("draw", ["seat", "table"])
+def test_opponents_are_drawn_per_seat_or_per_table(draw):
+    rules = Rules(players=4)
+    env = RummyVecEnv(num_games=64, rules=rules, opponents=pool("greedy", "strategic"), opponent_draw=draw, seed=2)
+    env.reset()
+    seats = env.seat_agents[np.arange(64)[:, None], (env.learner[:, None] + np.arange(1, 4)) % 4]
+    assert (env.seat_agents[np.arange(64), env.learner] == -1).all() and (seats >= 0).all()
+    mixed = (seats != seats[:, :1]).any(axis=1)
+    assert mixed.any() if draw == "seat" else not mixed.any()
+    with pytest.raises(ValueError, match="opponent_draw"):
+        RummyVecEnv(num_games=1, opponents=pool("random"), opponent_draw="game")
+
+
 def test_opponents_are_agents_and_names_resolve_in_the_train_env():
     with pytest.raises(ValueError, match="make_agent"):
         RummyVecEnv(num_games=1, opponents=["greedy"])

@@ -8,6 +8,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from agents import make_agent
+from experiments.train import check_options
 from rummy_env import Rules
 
 from .conftest import CONFIGS, compose_train
@@ -62,6 +63,11 @@ def test_a_recipe_keeps_the_diverse_pools_noisy_members():
     pool = compose_train(["recipe=strong", "opponents=diverse"]).opponents
     assert pool.name == "diverse"
     assert pool.heuristics["noisy:0.1:strategic"] == 0.05 and pool.heuristics["noisy:0.1:greedy"] == 0.05
+
+
+def test_a_misspelt_opponent_draw_is_refused_by_name():
+    with pytest.raises(ValueError, match="opponents.draw must be one of seat, table"):
+        check_options(compose_train(["opponents.draw=game"]))
 
 
 def test_command_line_style_overrides():
