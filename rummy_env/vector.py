@@ -277,9 +277,9 @@ class RummyVecEnv(VecEnv):
             self.seat_agents = np.where(self.seat_agents < 0, -1, self._draw_opponents(self.num_games))
 
     def _draw_opponents(self, games: int) -> np.ndarray:
-        """``int [games, players]`` pool members by weight: one per seat, or one per game (``opponent_draw="table"``)."""
-        per_seat = self.opponent_draw == "seat"
-        picks = self._rng.choice(len(self.opponents), size=(games, self.players if per_seat else 1), p=self.opponent_weights)
+        """``int [games, players]`` pool members by weight: one per seat, or one per game (``"table"`` draw)."""
+        draws = self.players if self.opponent_draw == "seat" else 1
+        picks = self._rng.choice(len(self.opponents), size=(games, draws), p=self.opponent_weights)
         return np.broadcast_to(picks, (games, self.players)).copy()
 
     def get_state(self) -> dict[str, Any]:

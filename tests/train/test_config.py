@@ -66,7 +66,7 @@ def test_a_recipe_keeps_the_diverse_pools_noisy_members():
 
 
 def test_a_misspelt_opponent_draw_is_refused_by_name():
-    with pytest.raises(ValueError, match="opponents.draw must be one of seat, table"):
+    with pytest.raises(ValueError, match=r"opponents\.draw must be one of seat, table"):
         check_options(compose_train(["opponents.draw=game"]))
 
 
