@@ -5,11 +5,11 @@ Two modes:
 * **learner seat** (default): env ``i`` is game ``i``; one seat per game is the
   learner (``learner_seat``: a fixed seat, ``"random"`` per episode, or
   ``"rotate"``), the other seats are played in batch by opponents sampled per
-  episode from ``opponents`` (per seat, or with ``opponent_draw="table"`` one
-  member for every opponent seat of a game) (agent objects with the batched ``Opponent``
+  episode from ``opponents`` (agent objects with the batched ``Opponent``
   interface of ``rummy_env.opponents``, e.g. ``agents.make_agent("greedy")``;
   ``agents.selfplay.TrainVecEnv`` also takes names and checkpoint paths), with
-  ``opponent_weights``. A step plays the learner's action, then
+  ``opponent_weights``: one draw per seat, or with ``opponent_draw="table"`` one
+  member for every opponent seat of a game. A step plays the learner's action, then
   the opponents until it is the learner's turn again; the reward is the
   learner seat's (per ``Rules.reward``), summed over those moves.
 * **self-play** (``self_play=True``): every seat is the learner; env

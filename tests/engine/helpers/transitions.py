@@ -101,9 +101,8 @@ class TransitionChecker:
                 assert set(meld["cards"]) == {"JK"}, f"{where}: jokers are not wild: {meld}"
             if meld.get("sealed"):  # docs/rules.md §8.8: doubled by the dealer's joker, nothing laid off on it
                 # a new run, or a group of three (of four under four_of_a_kind_double: `meld TC TD TH TS double`)
-                sizes = (
-                    {self.rules.min_run} if is_run(meld["cards"]) else {3, 4 if self.rules.four_of_a_kind_double else 3}
-                )
+                groups = {3, 4} if self.rules.four_of_a_kind_double else {3}
+                sizes = {self.rules.min_run} if is_run(meld["cards"]) else groups
                 assert self.rules.dealers_joker and meld.get("double") and len(meld["cards"]) in sizes, (
                     f"{where}: {meld}"
                 )
