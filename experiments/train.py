@@ -437,11 +437,17 @@ def clone_config(cfg: DictConfig) -> DictConfig:
     settings = OmegaConf.merge(settings, run)
     settings.distill.latest = None  # the clone stays in the run folder
     OmegaConf.set_struct(settings, True)  # a misspelt key of train.clone is an error, not a silent no-op
-    OmegaConf.set_struct(settings.teacher.opponents, False)
+    clone = OmegaConf.to_container(cfg.train.clone)
+    opponents = clone.get("teacher", {}).pop("opponents", None)  # a pool given replaces distill.yaml's, as on its CLI
     try:
-        return OmegaConf.merge(settings, OmegaConf.to_container(cfg.train.clone))
+        settings = OmegaConf.merge(settings, clone)
     except Exception as err:
         raise ValueError(f"train.clone: {err}".splitlines()[0]) from err
+    if opponents is not None:
+        OmegaConf.set_struct(settings.teacher, False)
+        settings.teacher.opponents = opponents
+        OmegaConf.set_struct(settings.teacher, True)
+    return settings
 
 
 def warm_start(cfg: DictConfig, out: Path) -> str | None:
@@ -458,7 +464,9 @@ def warm_start(cfg: DictConfig, out: Path) -> str | None:
 
 
 RULES_ALIAS = {"rules.": "env.rules."}  # rules.players=4 means what it means in evaluate and play
-OPEN_KEYS = ("opponents.heuristics",)  # the free-form mapping that takes new keys (+opponents.heuristics.random=0.5)
+# the free-form mappings that take new keys: the pool (+opponents.heuristics.random=0.5) and the clone's distill
+# settings (+train.clone.teacher.opponents={strategic: 1.0}), which clone_config checks against configs/distill.yaml
+OPEN_KEYS = ("opponents.heuristics", "train.clone")
 
 
 @hydra_app("train", aliases=RULES_ALIAS, open_keys=OPEN_KEYS, check=check_options)

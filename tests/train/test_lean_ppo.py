@@ -91,6 +91,15 @@ def test_recipe_strong_composes_the_clone_the_lean_loop_and_the_pool():
     assert compose_train(["recipe=strong", "train.time_limit_min=5"]).train.time_limit_min == 5
 
 
+def test_recipe_strong_takes_the_teachers_table_from_the_command_line():
+    cfg = compose_train(["recipe=strong", 'train.clone.teacher.name="search:4"', "+train.clone.teacher.opponents={greedy: 1.0}"])
+    teacher = clone_config(cfg).teacher
+    assert teacher.name == "search:4" and dict(teacher.opponents) == {"greedy": 1.0}  # replaced, not merged
+    assert dict(clone_config(compose_train(["recipe=strong"])).teacher.opponents) == {"strategic": 0.5, "greedy": 0.5}
+    with pytest.raises(ValueError, match=r"train\.clone.*oponents"):
+        clone_config(compose_train(["recipe=strong", "+train.clone.teacher.oponents={greedy: 1.0}"]))
+
+
 def test_recipe_strong_runs_from_the_command_line(tmp_path):
     small = ["train.steps=512", "train.num_envs=16", "algo.batch_size=256", "algo.policy_kwargs.net_arch=[32]"]
     evals = ["eval.every=0", "eval.final_games=2", "eval.max_steps=200", "train.latest=null"]
