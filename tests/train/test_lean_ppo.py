@@ -92,7 +92,9 @@ def test_recipe_strong_composes_the_clone_the_lean_loop_and_the_pool():
 
 
 def test_recipe_strong_takes_the_teachers_table_from_the_command_line():
-    cfg = compose_train(["recipe=strong", 'train.clone.teacher.name="search:4"', "+train.clone.teacher.opponents={greedy: 1.0}"])
+    cfg = compose_train(
+        ["recipe=strong", 'train.clone.teacher.name="search:4"', "+train.clone.teacher.opponents={greedy: 1.0}"]
+    )
     teacher = clone_config(cfg).teacher
     assert teacher.name == "search:4" and dict(teacher.opponents) == {"greedy": 1.0}  # replaced, not merged
     assert dict(clone_config(compose_train(["recipe=strong"])).teacher.opponents) == {"strategic": 0.5, "greedy": 0.5}
