@@ -66,8 +66,10 @@ def display_names(agents: Sequence[str]) -> list[str]:
     return [b if base.count(b) == 1 else f"{b}#{base[:i].count(b) + 1}" for i, b in enumerate(base)]
 
 
-def lineups_for(agents: Sequence[str], players: int, explicit: Sequence[Sequence[str]] | None) -> list[tuple[int, ...]]:
-    """Line-ups as tuples of agent indices: the explicit ones, or a round-robin."""
+def lineups_for(
+    agents: Sequence[str], players: int, explicit: Sequence[Sequence[str]] | None, partnership: bool = False
+) -> list[tuple[int, ...]]:
+    """Line-ups as tuples of agent indices: the explicit ones, or a round-robin (of sides, under ``partnership``)."""
     if explicit:
         out = []
         for lineup in explicit:
@@ -75,6 +77,8 @@ def lineups_for(agents: Sequence[str], players: int, explicit: Sequence[Sequence
                 raise ValueError(f"line-up {list(lineup)} must name {players} agents from {list(agents)}")
             out.append(tuple(list(agents).index(a) for a in lineup))
         return out
+    if partnership and len(agents) > 1:  # every pair of agents as the two sides, one agent in both seats of a side
+        return [(a, b) * (players // 2) for a, b in itertools.combinations(range(len(agents)), 2)]
     if len(agents) >= players:
         return list(itertools.combinations(range(len(agents)), players))
     mixes = itertools.combinations_with_replacement(range(len(agents)), players)
@@ -241,7 +245,7 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
     names = display_names(specs)
     agents = [make_agent(a, rules, cfg["seed"] + k) for k, a in enumerate(specs)]
     explicit = [[str(a) for a in lineup] for lineup in cfg["lineups"]] if cfg.get("lineups") else None
-    lineups = lineups_for(specs, rules.players, explicit)
+    lineups = lineups_for(specs, rules.players, explicit, rules.partnership)
     seats, seeds, lineup_id = schedule(lineups, int(cfg["deals"]), int(cfg["seed"]))
 
     meta = {"app": "evaluate", "seed": cfg["seed"]}

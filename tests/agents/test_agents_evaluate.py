@@ -39,6 +39,8 @@ def test_lineups_and_rotations():
     assert lineups_for(["a", "b", "c"], 2, None) == [(0, 1), (0, 2), (1, 2)]
     assert lineups_for(["s", "g"], 4, [["s", "g", "g", "g"]]) == [(0, 1, 1, 1)]
     assert (0, 0, 0, 1) in lineups_for(["s", "g"], 4, None) and (0, 0, 0, 0) not in lineups_for(["s", "g"], 4, None)
+    sides = lineups_for(["s", "g", "r"], 4, None, partnership=True)
+    assert sides == [(0, 1, 0, 1), (0, 2, 0, 2), (1, 2, 1, 2)]  # each side one agent, every pair of agents once
     assert rotations((0, 1, 1, 1)) == [(0, 1, 1, 1), (1, 1, 1, 0), (1, 1, 0, 1), (1, 0, 1, 1)]
     seats, seeds, _ids = schedule([(0, 1)], 3, seed=0)
     assert seats.tolist() == [[0, 1], [1, 0]] * 3 and seeds[0] == seeds[1] != seeds[2]

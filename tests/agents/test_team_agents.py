@@ -137,6 +137,16 @@ def test_evaluate_reports_per_side():
     assert SIDES_TITLE.split(":")[0] in markdown(tables, cfg)
 
 
+def test_evaluate_round_robin_of_a_partnership_table_pits_sides():
+    overrides = ["agents=[strategic,greedy]", "rules.players=4", "rules.partnership=true", "rules.deals=1"]
+    overrides += ["deals=2", "progress=false", "plot=false"]
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
+        cfg = OmegaConf.to_container(compose(config_name="evaluate", overrides=overrides), resolve=True)
+    tables = run_tournament(cfg)
+    assert set(tables["sides"].side) == {"strategic+strategic", "greedy+greedy"}  # no mixed side
+    assert len(tables["games"]) == 4  # one line-up, 2 deals x 2 seatings
+
+
 def test_vecenv_team_plays_both_seats_of_the_side():
     rules = Rules.preset("partnership", deals=1)
     venv = RummyVecEnv(
