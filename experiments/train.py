@@ -444,9 +444,7 @@ def clone_config(cfg: DictConfig) -> DictConfig:
     except Exception as err:
         raise ValueError(f"train.clone: {err}".splitlines()[0]) from err
     if opponents is not None:
-        OmegaConf.set_struct(settings.teacher, False)
-        settings.teacher.opponents = opponents
-        OmegaConf.set_struct(settings.teacher, True)
+        settings.teacher.opponents = opponents  # an existing key: struct mode lets it take a new mapping
     return settings
 
 
