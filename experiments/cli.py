@@ -36,6 +36,8 @@ CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 HYDRA_FLAGS = ("-h", "--help", "--hydra-help", "-c", "--cfg", "-i", "--info", "-cn", "--config-name", "-cp")
 HYDRA_FLAGS += ("--config-path", "-cd", "--config-dir", "-p", "--package", "--resolve", "-sc", "--shell-completion")
 HYDRA_FLAGS += ("--version", "--experimental-rerun")
+# ... and overrides that add configs from elsewhere (a preset in the user's own folder): Hydra checks those itself
+HYDRA_FLAGS += ("hydra.searchpath", "+hydra.searchpath")
 
 T = TypeVar("T")
 

@@ -67,6 +67,20 @@ def test_each_mistake_names_the_option_and_the_choices(app, overrides, message):
         check_overrides(app, app, [o for o in overrides if not o.startswith("-")], **options)
 
 
+def test_a_preset_from_the_users_own_folder_is_taken(tmp_path):
+    folder = tmp_path / "my_configs" / "opponents"
+    folder.mkdir(parents=True)
+    (folder / "my_pool.yaml").write_text('defaults: [greedy, _self_]\nname: my_pool\nheuristics: {"noisy:0.5:greedy": 1.0}\n')
+    tiny = [o for o in TINY_TRAIN if not o.startswith("opponents=")]
+    searchpath = f"hydra.searchpath=[file://{tmp_path / 'my_configs'}]"
+    done = run_app("train", *tiny, "opponents=my_pool", searchpath, "train.latest=null", cwd=tmp_path / "run")
+    assert done.returncode == 0, done.stderr[-3000:]
+    config = next((tmp_path / "run").rglob("config.yaml")).read_text()
+    assert "noisy:0.5:greedy" in config
+    refused = run_app("train", *tiny, "opponents=my_pol", searchpath, cwd=tmp_path / "other")
+    assert refused.returncode != 0 and "my_pol" in refused.stderr
+
+
 def test_debug_shows_the_traceback_of_a_hydra_level_mistake(tmp_path):
     done = run_app("evaluate", "env=persain", "debug=true", cwd=tmp_path)
     assert done.returncode == 2
