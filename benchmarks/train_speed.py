@@ -17,6 +17,11 @@ for (the ``agent steps/s`` column counts every seat's moves). Rows:
   strategic 30%, and 35% shared by seven policy networks: the clone, five
   snapshots and the live learner, each called on its own games): what the
   opponents' forward passes cost a training step.
+* ``env-recipe``: ``recipe=strong``'s pool now: greedy 45%, strategic 45%, the
+  clone 10% (one network).
+* ``env-search``: that pool with 10% of the seats given to the search agent
+  guided by the shipped model (``search:16,guide=...,depth=12``): what a search
+  member of a training pool costs (``opponents`` presets take it by name).
 * ``train-<algo>``: ``MaskablePPO.learn`` with ``configs/algo/ppo_<algo>.yaml``
   and the default ``train.yaml`` (256 games x 32 steps per rollout, opponents
   greedy): rollouts (policy forward passes included) and updates, timed over
@@ -50,6 +55,11 @@ MODEL = "models/rummy500_default_mlp.zip"
 # live learner), each a separate network called on its own games; the shipped model stands in for all of them
 POOL = ["greedy", "strategic", *[MODEL] * 7]
 POOL_WEIGHTS = [0.35, 0.30, 0.10, *[0.03] * 5, 0.10]
+# recipe=strong's pool now (greedy, strategic, the clone), and the same with a tenth of the seats given to the search
+# agent guided by the shipped model (what a search member of a training pool costs)
+RECIPE_POOL, RECIPE_WEIGHTS = ["greedy", "strategic", MODEL], [0.45, 0.45, 0.10]
+SEARCH = f"search:16,guide={MODEL},depth=12"
+SEARCH_POOL, SEARCH_WEIGHTS = [*RECIPE_POOL, SEARCH], [0.40, 0.40, 0.10, 0.10]
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
@@ -141,6 +151,8 @@ def main() -> None:
         "env-strategic": lambda: bench_env("env-strategic", ["strategic"], seconds),
         "env-random": lambda: bench_env("env-random", ["random"], seconds),
         "env-pool": lambda: bench_env("env-pool", POOL, seconds, weights=POOL_WEIGHTS),
+        "env-recipe": lambda: bench_env("env-recipe", RECIPE_POOL, seconds, weights=RECIPE_WEIGHTS),
+        "env-search": lambda: bench_env("env-search", SEARCH_POOL, seconds, weights=SEARCH_WEIGHTS),
         "train-mlp": lambda: bench_train("train-mlp", ["algo=ppo_mlp"], seconds * 2, a.threads),
         "train-mlp-fast": lambda: bench_train("train-mlp-fast", ["algo=ppo_mlp_fast"], seconds * 2, a.threads),
         "train-mlp-lean": lambda: bench_train(

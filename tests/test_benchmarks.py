@@ -48,3 +48,13 @@ def test_train_speed_runs_the_lean_and_cleanrl_rows(monkeypatch, capsys):
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| train-")]
     assert [row.split(" | ")[0] for row in rows] == ["| train-mlp-lean", "| train-cleanrl"]
     assert all(float(row.split(" | ")[1].replace(",", "")) > 0 for row in rows)
+
+
+def test_train_speed_prices_a_search_member_of_the_pool(monkeypatch, capsys):
+    from benchmarks import train_speed
+
+    monkeypatch.setattr("sys.argv", ["train_speed", "--seconds", "0.5", "--rows", "env-recipe", "env-search"])
+    train_speed.main()
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| env-")]
+    assert [row.split(" | ")[0] for row in rows] == ["| env-recipe", "| env-search"]
+    assert all(float(row.split(" | ")[1].replace(",", "")) > 0 for row in rows)
