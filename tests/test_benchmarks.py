@@ -40,21 +40,16 @@ def test_throughput_refuses_zero_rounds(monkeypatch):
         throughput.parse_args()
 
 
-def test_train_speed_runs_the_lean_and_cleanrl_rows(monkeypatch, capsys):
+@pytest.mark.parametrize(
+    "rows, seconds",
+    [(["train-mlp-lean", "train-cleanrl"], "0.2"), (["env-recipe", "env-search"], "0.5")],
+    ids=["lean-and-cleanrl", "search-member-of-the-pool"],
+)
+def test_train_speed_rows_run(rows, seconds, monkeypatch, capsys):
     from benchmarks import train_speed
 
-    monkeypatch.setattr("sys.argv", ["train_speed", "--seconds", "0.2", "--rows", "train-mlp-lean", "train-cleanrl"])
+    monkeypatch.setattr("sys.argv", ["train_speed", "--seconds", seconds, "--rows", *rows])
     train_speed.main()
-    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| train-")]
-    assert [row.split(" | ")[0] for row in rows] == ["| train-mlp-lean", "| train-cleanrl"]
-    assert all(float(row.split(" | ")[1].replace(",", "")) > 0 for row in rows)
-
-
-def test_train_speed_prices_a_search_member_of_the_pool(monkeypatch, capsys):
-    from benchmarks import train_speed
-
-    monkeypatch.setattr("sys.argv", ["train_speed", "--seconds", "0.5", "--rows", "env-recipe", "env-search"])
-    train_speed.main()
-    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| env-")]
-    assert [row.split(" | ")[0] for row in rows] == ["| env-recipe", "| env-search"]
-    assert all(float(row.split(" | ")[1].replace(",", "")) > 0 for row in rows)
+    printed = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("| train-", "| env-"))]
+    assert [row.split(" | ")[0] for row in printed] == [f"| {row}" for row in rows]
+    assert all(float(row.split(" | ")[1].replace(",", "")) > 0 for row in printed)

@@ -70,7 +70,9 @@ def test_each_mistake_names_the_option_and_the_choices(app, overrides, message):
 def test_a_preset_from_the_users_own_folder_is_taken(tmp_path):
     folder = tmp_path / "my_configs" / "opponents"
     folder.mkdir(parents=True)
-    (folder / "my_pool.yaml").write_text('defaults: [greedy, _self_]\nname: my_pool\nheuristics: {"noisy:0.5:greedy": 1.0}\n')
+    (folder / "my_pool.yaml").write_text(
+        'defaults: [greedy, _self_]\nname: my_pool\nheuristics: {"noisy:0.5:greedy": 1.0}\n'
+    )
     tiny = [o for o in TINY_TRAIN if not o.startswith("opponents=")]
     searchpath = f"hydra.searchpath=[file://{tmp_path / 'my_configs'}]"
     done = run_app("train", *tiny, "opponents=my_pool", searchpath, "train.latest=null", cwd=tmp_path / "run")
