@@ -86,9 +86,15 @@ def test_train_clone_refuses_a_misspelt_key_or_a_second_warm_start(tmp_path, tin
 
 def test_recipe_strong_composes_the_clone_the_lean_loop_and_the_pool():
     cfg = compose_train(["recipe=strong"])
-    assert cfg.algo.loop == "lean" and cfg.algo.policy == "mlp" and cfg.opponents.name == "selfplay_init"
+    assert cfg.algo.loop == "lean" and cfg.algo.policy == "mlp" and cfg.opponents.name == "recipe"
+    assert dict(cfg.opponents.heuristics) == {"greedy": 0.45, "strategic": 0.45} and cfg.opponents.init_weight == 0.1
     assert cfg.train.clone.teacher.name == "strategic" and cfg.train.torch_threads == 2
     assert compose_train(["recipe=strong", "train.time_limit_min=5"]).train.time_limit_min == 5
+
+
+def test_recipe_strong_with_another_pool_takes_that_pool_as_its_file_says():
+    pool = compose_train(["recipe=strong", "opponents=diverse"]).opponents
+    assert pool == compose_train(["opponents=diverse"]).opponents  # not the recipe's weights mixed into it
 
 
 def test_recipe_strong_takes_the_teachers_table_from_the_command_line():
