@@ -36,8 +36,7 @@ CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 HYDRA_FLAGS = ("-h", "--help", "--hydra-help", "-c", "--cfg", "-i", "--info", "-cn", "--config-name", "-cp")
 HYDRA_FLAGS += ("--config-path", "-cd", "--config-dir", "-p", "--package", "--resolve", "-sc", "--shell-completion")
 HYDRA_FLAGS += ("--version", "--experimental-rerun")
-# ... and overrides that add configs from elsewhere (a preset in the user's own folder): Hydra checks those itself
-HYDRA_FLAGS += ("hydra.searchpath", "+hydra.searchpath")
+SEARCHPATH = "hydra.searchpath"  # more config folders (a preset of the user's own): the option check reads them too
 
 T = TypeVar("T")
 
@@ -163,9 +162,17 @@ def _choices(names: Sequence[str], given: str) -> str:
     return (f"did you mean {close[0]!r}? " if close else "") + "choose one of " + ", ".join(names)
 
 
-def group_options(group: str) -> list[str]:
-    """The options of a config group of ``configs/`` (``env`` -> ``boathouse``, ``default``, ...)."""
-    return sorted(p.stem for p in (CONFIGS / group).glob("*.yaml"))
+def group_options(group: str, folders: Sequence[Path] = ()) -> list[str]:
+    """The options of a config group of ``configs/`` and ``folders`` (``env`` -> ``boathouse``, ``default``, ...)."""
+    return sorted({p.stem for folder in (CONFIGS, *folders) for p in (folder / group).glob("*.yaml")})
+
+
+def _search_folders(parsed: Sequence[Any]) -> list[Path] | None:
+    """The folders a ``hydra.searchpath`` override adds (``file://`` entries); ``None`` if one is not a folder."""
+    entries = [str(entry) for o in parsed if o.key_or_group == SEARCHPATH for entry in o.value()]
+    if not all(entry.startswith("file://") for entry in entries):
+        return None
+    return [Path(entry.removeprefix("file://")) for entry in entries]
 
 
 def _node_keys(cfg: Any, path: Sequence[str]) -> tuple[list[str], str | None]:
@@ -193,7 +200,8 @@ def check_overrides(
 
     Checks each config group option, each key (a ``+key`` only below ``open_keys``, the free-form mappings), that the
     config composes, then ``check`` (the app's option checks) on it, once per value of a sweep. Messages quote
-    each override as ``typed`` maps it (what the user typed before ``alias`` rewrote it).
+    each override as ``typed`` maps it (what the user typed before ``alias`` rewrote it). Presets are looked up in
+    ``configs/`` and in the folders of a ``hydra.searchpath=[file://...]`` override.
     """
     from hydra import compose, initialize_config_dir
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -204,11 +212,15 @@ def check_overrides(
         parsed = OverridesParser.create().parse_overrides(list(overrides))
     except HydraException as err:
         raise ValueError(f"cannot read the command line: {str(err).splitlines()[0]}") from None
+    folders = _search_folders(parsed)
+    if folders is None:  # a pkg:// entry: only Hydra can list its presets
+        return
+    searchpath = [o.input_line for o in parsed if o.key_or_group == SEARCHPATH]
     ours = [o for o in parsed if not o.key_or_group.startswith("hydra")]
     values = {id(o): list(o.sweep_string_iterator()) if o.is_sweep_override() else [None] for o in ours}
-    groups = [o for o in ours if (CONFIGS / o.key_or_group).is_dir()]
+    groups = [o for o in ours if any((folder / o.key_or_group).is_dir() for folder in (CONFIGS, *folders))]
     for o in groups:
-        options = group_options(o.key_or_group)
+        options = group_options(o.key_or_group, folders)
         for value in values[id(o)] if o.is_sweep_override() else [o.value()]:
             if str(value) not in options:
                 raise ValueError(
@@ -219,7 +231,7 @@ def check_overrides(
         return o.input_line if value is None else f"{o.get_key_element()}={value}"
 
     with initialize_config_dir(str(CONFIGS), version_base="1.3", job_name=app):
-        base = compose(config_name, overrides=[line(o, values[id(o)][0]) for o in groups])
+        base = compose(config_name, overrides=searchpath + [line(o, values[id(o)][0]) for o in groups])
         for o in ours:
             if o in groups or o.is_delete():
                 continue
@@ -236,9 +248,11 @@ def check_overrides(
                     f"{said}: {app} has no option {missing!r} (nothing would read it); "
                     + _choices(keys, missing.rpartition(".")[2]).replace("choose one of", where + ":")
                 )
-        variants = [[line(o, values[id(o)][0]) for o in ours]]
+        variants = [searchpath + [line(o, values[id(o)][0]) for o in ours]]
         variants += [
-            [line(p, value if p is o else values[id(p)][0]) for p in ours] for o in ours for value in values[id(o)][1:]
+            searchpath + [line(p, value if p is o else values[id(p)][0]) for p in ours]
+            for o in ours
+            for value in values[id(o)][1:]
         ]
         for variant in variants:
             try:

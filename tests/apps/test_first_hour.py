@@ -81,6 +81,9 @@ def test_a_preset_from_the_users_own_folder_is_taken(tmp_path):
     assert "noisy:0.5:greedy" in config
     refused = run_app("train", *tiny, "opponents=my_pol", searchpath, cwd=tmp_path / "other")
     assert refused.returncode != 0 and "my_pol" in refused.stderr
+    assert_one_error_line(refused, "opponents=my_pol", "did you mean 'my_pool'", "diverse")
+    with pytest.raises(ValueError, match=r"opponents.heuristics.nobody=1: train has no option"):
+        check_overrides("train", "train", ["opponents=my_pool", "opponents.heuristics.nobody=1", searchpath])
 
 
 def test_debug_shows_the_traceback_of_a_hydra_level_mistake(tmp_path):
