@@ -55,11 +55,26 @@ MODEL = "models/rummy500_default_mlp.zip"
 # live learner), each a separate network called on its own games; the shipped model stands in for all of them
 POOL = ["greedy", "strategic", *[MODEL] * 7]
 POOL_WEIGHTS = [0.35, 0.30, 0.10, *[0.03] * 5, 0.10]
-# recipe=strong's pool now (greedy, strategic, the clone), and the same with a tenth of the seats given to the search
-# agent guided by the shipped model (what a search member of a training pool costs)
-RECIPE_POOL, RECIPE_WEIGHTS = ["greedy", "strategic", MODEL], [0.45, 0.45, 0.10]
-SEARCH = f"search:16,guide={MODEL},depth=12"
-SEARCH_POOL, SEARCH_WEIGHTS = [*RECIPE_POOL, SEARCH], [0.40, 0.40, 0.10, 0.10]
+RECIPE_OPPONENTS = "configs/opponents/recipe.yaml"  # recipe=strong's pool: heuristics and the clone (init_weight)
+SEARCH = f"search:16,guide={MODEL},depth=12"  # the search member: a tenth of the seats, taken from the heuristics'
+SEARCH_SHARE = 0.1
+
+
+def recipe_pool(search_share: float = 0.0) -> tuple[list[str], list[float]]:
+    """``recipe=strong``'s pool as its preset file weighs it, the shipped model standing in for the clone.
+
+    With ``search_share``, ``SEARCH`` joins it with that weight, taken from the heuristics' share.
+    """
+    from omegaconf import OmegaConf
+
+    pool = OmegaConf.load(RECIPE_OPPONENTS)
+    heuristics = sum(pool.heuristics.values())
+    scale = (heuristics - search_share) / heuristics
+    names, weights = [*pool.heuristics, MODEL], [*(w * scale for w in pool.heuristics.values()), pool.init_weight]
+    if search_share:
+        names.append(SEARCH)
+        weights.append(search_share)
+    return names, weights
 
 
 def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
@@ -90,6 +105,12 @@ def bench_env(
         steps += env.num_envs
     elapsed = time.perf_counter() - start
     return {"row": name, "env steps/s": steps / elapsed, "seconds": elapsed, "note": f"{finished} games ended"}
+
+
+def bench_pool(name: str, pool: tuple[list[str], list[float]], seconds: float) -> dict:
+    """``bench_env`` with a weighted pool, ``(names, weights)``."""
+    names, weights = pool
+    return bench_env(name, names, seconds, weights=weights)
 
 
 def bench_train(name: str, overrides: list[str], seconds: float, threads: int = 1) -> dict:
@@ -151,8 +172,8 @@ def main() -> None:
         "env-strategic": lambda: bench_env("env-strategic", ["strategic"], seconds),
         "env-random": lambda: bench_env("env-random", ["random"], seconds),
         "env-pool": lambda: bench_env("env-pool", POOL, seconds, weights=POOL_WEIGHTS),
-        "env-recipe": lambda: bench_env("env-recipe", RECIPE_POOL, seconds, weights=RECIPE_WEIGHTS),
-        "env-search": lambda: bench_env("env-search", SEARCH_POOL, seconds, weights=SEARCH_WEIGHTS),
+        "env-recipe": lambda: bench_pool("env-recipe", recipe_pool(), seconds),
+        "env-search": lambda: bench_pool("env-search", recipe_pool(SEARCH_SHARE), seconds),
         "train-mlp": lambda: bench_train("train-mlp", ["algo=ppo_mlp"], seconds * 2, a.threads),
         "train-mlp-fast": lambda: bench_train("train-mlp-fast", ["algo=ppo_mlp_fast"], seconds * 2, a.threads),
         "train-mlp-lean": lambda: bench_train(
