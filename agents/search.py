@@ -24,6 +24,10 @@ the game, whatever the batch; or ``ms`` per decision, spent in rounds of
 Decisions with one legal action cost nothing. Every game searched in one
 ``act`` call shares the engine batch, ``max_rows`` rows at a time.
 
+``estimate`` returns what a search found without playing it (``Estimates``: the
+candidates, each one's mean gain over the prior's favourite and its standard
+error), to inspect a choice or distil the values rather than the choice.
+
 Guided by a checkpoint (``guide=<path>``, a MaskablePPO ``.zip`` for these rules):
 the policy's probabilities replace the strategic prior (the candidates are its
 ``top`` most likely legal actions, its favourite first), and a rollout that
@@ -146,8 +150,6 @@ class SearchAgent(Agent):
         actions = np.argmax(mask, axis=1).astype(np.int64)
         choose = np.flatnonzero(mask.sum(axis=1) > 1)
         if len(choose):
-            if self.guide is not None:
-                self.guide.check_table(engine)
             actions[choose] = self._search(engine, games[choose], mask[choose])
         self.stats["decisions"] += len(games)
         self.stats["searched"] += len(choose)
@@ -155,10 +157,21 @@ class SearchAgent(Agent):
         return actions
 
     def _search(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        found = self.estimate(engine, games, mask)
+        best = np.argmax(np.where(found.candidates >= 0, found.scores(self.config.confidence), -np.inf), axis=1)
+        return found.candidates[np.arange(len(games)), best]
+
+    def estimate(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> Estimates:
+        """Search each of ``games`` (``mask`` its legal actions, more than one each): the candidates and their outcomes.
+
+        ``act`` plays the best of them by ``Estimates.scores(confidence)``; the estimates are what a
+        researcher distils or inspects (e.g. soft targets over the candidates, or why a move was chosen).
+        """
         cfg = self.config
         if self.guide is None:
             prior = prior_scores(self.prior, engine, games, mask)
         else:
+            self.guide.check_table(engine)
             prior = self.guide.action_probs(engine.observe(games=games), mask)
         candidates = top_candidates(prior, mask, engine.spec.layout.kind, cfg.top)
         count = (candidates >= 0).sum(axis=1)
@@ -167,8 +180,7 @@ class SearchAgent(Agent):
             sums = self._rollout_round(engine, games, candidates, deals, self.seed + _DEAL_SALT)
         else:
             sums = self._timed(engine, games, candidates, time.perf_counter() + cfg.ms * len(games) / 1000.0)
-        best = np.argmax(np.where(candidates >= 0, choice_scores(sums, cfg.confidence), -np.inf), axis=1)
-        return candidates[np.arange(len(games)), best]
+        return Estimates(candidates, sums)
 
     def _timed(self, engine: Engine, games: np.ndarray, candidates: np.ndarray, deadline: float) -> np.ndarray:
         deals = np.full(len(games), self.config.min_deals, dtype=np.int64)
@@ -243,6 +255,32 @@ class SearchAgent(Agent):
             going = idx[s.phase[idx] != GAME_OVER]
             result[going] += VALUE_SCALE * self.guide.values(sim.observe(seat[going], games=going))
         return result
+
+
+@dataclass(frozen=True)
+class Estimates:
+    """What a search found in each of ``n`` games: its candidate actions and their rollout outcomes.
+
+    ``sums`` holds, per candidate, the deals played, the summed outcomes and the summed squared
+    differences to candidate 0 on the same deals (as ``SearchAgent._rollout_round`` returns them).
+    """
+
+    candidates: np.ndarray  # int64 [n, C] legal actions searched, the prior's favourite first, -1 padded
+    sums: np.ndarray  # float64 [3, n, C] deals, summed outcomes, summed squared paired differences to candidate 0
+
+    @property
+    def gain(self) -> np.ndarray:
+        """``float [n, C]`` each candidate's mean outcome minus candidate 0's (points for the searching seat)."""
+        return self.scores(0.0)
+
+    @property
+    def stderr(self) -> np.ndarray:
+        """``float [n, C]`` the standard error of each ``gain`` (0 for candidate 0)."""
+        return self.gain - self.scores(1.0)
+
+    def scores(self, confidence: float) -> np.ndarray:
+        """``choice_scores``: each gain less ``confidence`` standard errors; the search plays the best."""
+        return choice_scores(self.sums, confidence)
 
 
 def choice_scores(sums: np.ndarray, confidence: float) -> np.ndarray:

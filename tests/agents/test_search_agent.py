@@ -129,6 +129,25 @@ def test_one_legal_action_costs_nothing():
     assert agent.stats["rollouts"] == 0 and agent.stats["decisions"] == 1
 
 
+def test_estimates_are_what_the_search_chose_from():
+    """``estimate`` gives the candidates and their outcomes; ``act`` plays the best after the confidence discount."""
+    rules = {"players": 2}
+    agent = SearchAgent(3, SearchConfig(**TINY))
+    overrides = 0
+    for sd in positions(rules, seed=6, count=10, every=2):
+        engine = load(rules, sd).engine
+        mask, games = engine.legal_mask([0]), np.array([0])
+        found = agent.estimate(engine, games, mask)
+        legal = found.candidates[found.candidates >= 0]
+        assert mask[0, legal].all() and len(set(legal)) == len(legal) >= 2
+        assert found.gain[0, 0] == 0.0 and found.stderr[0, 0] == 0.0 and (found.stderr >= 0).all()
+        best = np.argmax(np.where(found.candidates >= 0, found.gain - found.stderr, -np.inf), axis=1)
+        action = agent.act(engine, games, None, mask)[0]
+        assert action == found.candidates[0, best[0]]
+        overrides += best[0] != 0
+    assert overrides > 0, "the search never left its prior's choice here: the check above proves nothing"
+
+
 def test_names_and_budgets():
     assert make_agent("search").config == SearchConfig()
     assert parse_search("search:32") == SearchConfig(rollouts=32)
