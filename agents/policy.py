@@ -26,6 +26,7 @@ class PolicyAgent(Agent):
     """Plays a MaskablePPO model's (or policy's) most likely legal action, or samples one reproducibly."""
 
     needs_obs = True
+    group: PolicyGroup | None = None  # set by ``PolicyGroup.join``: then played in the group's batched pass
 
     def __init__(
         self,
@@ -74,7 +75,10 @@ class PolicyAgent(Agent):
         games = np.asarray(games, dtype=np.int64)
         if obs is None:
             obs = engine.observe(games=games)
-        probs = masked_probs(self.policy, obs, mask)
+        return self.choose(engine, games, masked_probs(self.policy, obs, mask), mask)
+
+    def choose(self, engine: Engine, games: np.ndarray, probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The action of each game given the policy's ``masked_probs``: the most likely, or drawn from the game's seed."""
         if self.deterministic:  # the distribution's mode, as MaskablePPO.predict(deterministic=True) picks it
             return np.argmax(probs, axis=1).astype(np.int64)
         cdf = np.cumsum(legal_probs(probs, mask), axis=1)
@@ -106,11 +110,17 @@ def masked_probs(policy: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     with th.no_grad():
         x = policy.obs_to_tensor(bounded(obs))[0]
         latent = policy.mlp_extractor.forward_actor(policy.extract_features(x, policy.pi_features_extractor))
-        logits = policy.action_net(latent)
-        logits = logits - logits.logsumexp(dim=-1, keepdim=True)  # Categorical normalises before the mask ...
-        logits = th.where(th.tensor(mask, dtype=th.bool), logits, th.tensor(ILLEGAL_LOGIT, dtype=logits.dtype))
-        logits = logits - logits.logsumexp(dim=-1, keepdim=True)  # ... and again after it
-        return th.softmax(logits, dim=-1).cpu().numpy()
+        return _masked_softmax(policy.action_net(latent), mask)
+
+
+def _masked_softmax(logits: Any, mask: np.ndarray) -> np.ndarray:
+    """``MaskableCategorical``'s probabilities of raw ``logits`` under ``mask``, as ``float32 [n, A]``."""
+    import torch as th
+
+    logits = logits - logits.logsumexp(dim=-1, keepdim=True)  # Categorical normalises before the mask ...
+    logits = th.where(th.tensor(mask, dtype=th.bool), logits, th.tensor(ILLEGAL_LOGIT, dtype=logits.dtype))
+    logits = logits - logits.logsumexp(dim=-1, keepdim=True)  # ... and again after it
+    return th.softmax(logits, dim=-1).cpu().numpy()
 
 
 def legal_probs(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -132,3 +142,89 @@ def logits_and_values(policy: Any, obs: Any) -> tuple[Any, Any]:
 def bounded(obs: np.ndarray) -> np.ndarray:
     """Observations clipped to the observation space's bounds, as the envs give them."""
     return np.clip(obs, -OBS_BOUND, OBS_BOUND)
+
+
+class PolicyGroup:
+    """MLP policies of one shape played together (an ``OpponentGroup``): one call per move for all of them.
+
+    A training pool's snapshots, warm start and live learner are separate networks, each asked on
+    its own games at every opponent move. In a group, ``act_all`` asks once: one observation
+    batch, each member's layers applied to its rows (``torch.nn.functional.linear``, without
+    SB3's per-call wrapping), then one masked softmax for every row, the same numbers as
+    ``masked_probs``. ``join`` refuses (returns False) a policy of another shape.
+    """
+
+    def __init__(self) -> None:
+        self.shape: tuple | None = None
+
+    def join(self, agent: PolicyAgent) -> bool:
+        """Make ``agent`` a member (its ``group`` is this one) if its policy has the group's shape."""
+        shape = _mlp_shape(agent.policy)
+        if shape is None or (self.shape is not None and shape != self.shape):
+            return False
+        self.shape = shape
+        agent.group = self
+        return True
+
+    def act_group(
+        self,
+        engine: Engine,
+        members: Any,
+        member: np.ndarray,
+        games: np.ndarray,
+        obs: np.ndarray,
+        mask: np.ndarray,
+    ) -> np.ndarray:
+        """Each game's action as its member (``members[member[i]]``) would choose it."""
+        probs = self.probs(members, member, obs, mask)
+        actions = np.zeros(len(games), dtype=np.int64)
+        for k in np.unique(member):
+            rows = np.flatnonzero(member == k)
+            actions[rows] = members[k].choose(engine, games[rows], probs[rows], mask[rows])
+        return actions
+
+    def probs(self, members: Any, member: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``float32 [n, A]`` each row's ``masked_probs`` under its member's policy."""
+        import torch as th
+        from torch.nn.functional import linear
+
+        x = th.as_tensor(bounded(obs), dtype=th.float32)
+        logits = th.empty((len(obs), mask.shape[1]), dtype=th.float32)
+        with th.no_grad():
+            for k in np.unique(member):
+                rows = th.as_tensor(np.flatnonzero(member == k))
+                y = x[rows]
+                for layer, activation in _mlp_layers(members[k].policy) or []:
+                    y = linear(y, layer.weight, layer.bias)
+                    y = y if activation is None else activation(y)
+                logits[rows] = y
+            return _masked_softmax(logits, mask)
+
+
+def _mlp_layers(policy: Any) -> list[tuple[Any, Any]] | None:
+    """The actor of an SB3 MLP policy as ``(Linear, activation or None)`` pairs, action head last; None otherwise."""
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+    from torch import nn
+
+    net = getattr(getattr(policy, "mlp_extractor", None), "policy_net", None)
+    extractor = getattr(policy, "pi_features_extractor", None)
+    if not isinstance(net, nn.Sequential) or type(extractor) is not FlattenExtractor:
+        return None
+    layers: list[tuple[Any, Any]] = []
+    for module in net:
+        if isinstance(module, nn.Linear):
+            layers.append((module, None))
+        elif layers and layers[-1][1] is None and not list(module.parameters()):
+            layers[-1] = (layers[-1][0], module)
+        else:
+            return None
+    head = getattr(policy, "action_net", None)
+    return [*layers, (head, None)] if isinstance(head, nn.Linear) else None
+
+
+def _mlp_shape(policy: Any) -> tuple | None:
+    """The layer sizes and activations of an MLP policy (what a ``PolicyGroup`` stacks), or None."""
+    layers = _mlp_layers(policy)
+    if layers is None:
+        return None
+    return tuple((lin.in_features, lin.out_features, type(act).__name__) for lin, act in layers)

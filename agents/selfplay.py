@@ -8,6 +8,8 @@
   ``set_opponents``).
   ``add_fixed`` adds a fixed member after the heuristics, e.g. the
   behaviour-cloned warm start (``train.init`` with ``opponents.init_weight``).
+  Its networks (checkpoints, snapshots, the live learner) share a
+  ``PolicyGroup``: one call per opponent move for all of them.
 * ``TrainVecEnv`` is ``rummy_env.vector.RummyVecEnv`` whose opponents may be
   agent names or checkpoint paths (``make_agent``), with a terminal win bonus
   (to mix ``reward="score"`` with winning).
@@ -24,6 +26,7 @@ import numpy as np
 from rummy_env.rules import side_of
 from rummy_env.vector import RummyVecEnv
 
+from .policy import PolicyAgent, PolicyGroup
 from .registry import make_agent
 
 if TYPE_CHECKING:
@@ -102,6 +105,10 @@ class OpponentPool:
         self.seed = int(seed)
         self.names = [str(k) for k in heuristics]
         self.fixed = [make_agent(name, rules, seed + 1 + i) for i, name in enumerate(self.names)]
+        self.group = PolicyGroup()  # the pool's networks (checkpoints, snapshots, the learner) play in one call
+        for member in self.fixed:
+            if isinstance(member, PolicyAgent):
+                self.group.join(member)
         self.fixed_weights = [float(w) for w in heuristics.values()]
         self.snapshot_weight = float(snapshot_weight)
         self.latest_weight = float(latest_weight)
@@ -124,6 +131,8 @@ class OpponentPool:
         member = make_agent(agent, self.rules, self.seed + 1 + len(self.fixed), deterministic=self.deterministic)
         if name is not None:
             member.name = name
+        if isinstance(member, PolicyAgent):
+            self.group.join(member)
         self.names.append(name or str(agent))
         self.fixed.append(member)
         self.fixed_weights.append(float(weight))
@@ -136,13 +145,12 @@ class OpponentPool:
     def _load(self, path: Path) -> None:
         from sb3_contrib import MaskablePPO
 
-        from agents import PolicyAgent
-
         model = MaskablePPO.load(str(path), device="cpu")
         agent = PolicyAgent(model.policy, deterministic=self.deterministic, name=path.stem)
         self._keep(int(path.stem.split("_")[1]), agent)
 
     def _keep(self, steps: int, agent: Any) -> None:
+        self.group.join(agent)
         self.snapshots.append((steps, agent))
         while len(self.snapshots) > self.size:
             old, _ = self.snapshots.pop(0)
@@ -151,8 +159,6 @@ class OpponentPool:
 
     def add_snapshot(self, model: MaskablePPO, steps: int) -> None:
         """Freeze the learner's current weights as a new pool member (and save it)."""
-        from agents import PolicyAgent
-
         policy = frozen_copy(model.policy)
         if self.folder is not None:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -161,9 +167,8 @@ class OpponentPool:
 
     def set_learner(self, model: MaskablePPO) -> None:
         """Point the ``latest`` member at the live learner (its weights change as it trains)."""
-        from agents import PolicyAgent
-
         self.latest = PolicyAgent(model.policy, deterministic=self.deterministic, name="latest")
+        self.group.join(self.latest)
 
     def members(self) -> tuple[list[Any], list[float]]:
         """Agents and weights for ``RummyVecEnv.set_opponents`` (learner members only once they exist)."""

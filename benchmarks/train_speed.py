@@ -13,10 +13,12 @@ for (the ``agent steps/s`` column counts every seat's moves). Rows:
 * ``env-<opponents>``: ``TrainVecEnv`` (``rummy_env.vector.RummyVecEnv`` as
   trained on, agents/selfplay.py) with 256 games, the learner playing uniformly
   random legal actions: the env's ceiling, no policy at all.
-* ``env-pool``: the same with ``recipe=strong``'s full opponent pool (greedy 35%,
-  strategic 30%, and 35% shared by seven policy networks: the clone, five
-  snapshots and the live learner, each called on its own games): what the
-  opponents' forward passes cost a training step.
+* ``env-pool``: the same with a full self-play pool (greedy 35%, strategic 30%,
+  and 35% shared by seven policy networks: the clone, five snapshots and the
+  live learner) as ``OpponentPool`` seats it: the seven networks in one
+  ``PolicyGroup`` (asked once per move for all their games).
+  ``env-pool-apart``: the same seven networks each asked on its own games (as
+  before the group): what the group saves.
 * ``env-recipe``: ``recipe=strong``'s pool now: greedy 45%, strategic 45%, the
   clone 10% (one network).
 * ``env-search``: that pool with 10% of the seats given to the search agent
@@ -86,9 +88,7 @@ def random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
     return legal[np.minimum(first[:-1] + k, legal.size - 1)] - np.arange(games) * actions
 
 
-def bench_env(
-    name: str, opponents: list[str], seconds: float, games: int = 256, weights: list[float] | None = None
-) -> dict:
+def bench_env(name: str, opponents: list, seconds: float, games: int = 256, weights: list[float] | None = None) -> dict:
     from agents.selfplay import TrainVecEnv
     from rummy_env import Rules
 
@@ -111,6 +111,19 @@ def bench_pool(name: str, pool: tuple[list[str], list[float]], seconds: float) -
     """``bench_env`` with a weighted pool, ``(names, weights)``."""
     names, weights = pool
     return bench_env(name, names, seconds, weights=weights)
+
+
+def grouped_pool(grouped: bool) -> list:
+    """``POOL`` as agents: its seven networks in one ``PolicyGroup``, or each on its own."""
+    from agents import make_agent
+    from agents.policy import PolicyGroup
+    from rummy_env import Rules
+
+    agents = [make_agent(name, Rules(), seed=1 + k) for k, name in enumerate(POOL)]
+    group = PolicyGroup()
+    for agent in agents[2:] if grouped else []:
+        group.join(agent)
+    return agents
 
 
 def bench_train(name: str, overrides: list[str], seconds: float, threads: int = 1) -> dict:
@@ -171,7 +184,8 @@ def main() -> None:
         "env-greedy": lambda: bench_env("env-greedy", ["greedy"], seconds),
         "env-strategic": lambda: bench_env("env-strategic", ["strategic"], seconds),
         "env-random": lambda: bench_env("env-random", ["random"], seconds),
-        "env-pool": lambda: bench_env("env-pool", POOL, seconds, weights=POOL_WEIGHTS),
+        "env-pool": lambda: bench_env("env-pool", grouped_pool(True), seconds, weights=POOL_WEIGHTS),
+        "env-pool-apart": lambda: bench_env("env-pool-apart", grouped_pool(False), seconds, weights=POOL_WEIGHTS),
         "env-recipe": lambda: bench_pool("env-recipe", recipe_pool(), seconds),
         "env-search": lambda: bench_pool("env-search", recipe_pool(SEARCH_SHARE), seconds),
         "train-mlp": lambda: bench_train("train-mlp", ["algo=ppo_mlp"], seconds * 2, a.threads),

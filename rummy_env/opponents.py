@@ -2,7 +2,8 @@
 
 ``agents.Agent`` and everything built on it (heuristics, checkpoints, a human)
 has this interface; the environment package only relies on its shape, so it
-does not depend on the agents built on it.
+does not depend on the agents built on it. Opponents that share a ``group``
+(``OpponentGroup``) are asked together, once per move for all their games.
 """
 
 from __future__ import annotations
@@ -24,6 +25,27 @@ class Opponent(Protocol):
 
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """``int64 [n]`` one legal action per game of ``games`` (``obs`` is ``None`` unless ``needs_obs``)."""
+        ...
+
+
+@runtime_checkable
+class OpponentGroup(Protocol):
+    """Players that choose together: ``act_all`` asks a group once for the games of all its members.
+
+    An opponent joins one by carrying it as its ``group`` attribute (e.g. policy networks of one shape,
+    evaluated in one batched pass: ``agents.policy.PolicyGroup``); members need observations.
+    """
+
+    def act_group(
+        self,
+        engine: Engine,
+        members: Sequence[Opponent],
+        member: np.ndarray,
+        games: np.ndarray,
+        obs: np.ndarray,
+        mask: np.ndarray,
+    ) -> np.ndarray:
+        """``int64 [n]`` one legal action per game, each chosen as ``members[member[i]]`` would choose it."""
         ...
 
 
@@ -58,14 +80,34 @@ def act_all(
         return actions
     mask = engine.legal_mask(live_games)
     acting = seat_agents[live_games, engine.current_player[live_games]]
-    for k, agent in enumerate(agents):
-        rows = np.flatnonzero(acting == k)
+    for group, ks in _groups(agents):
+        rows = np.flatnonzero(np.isin(acting, ks))
         if not len(rows):
             continue
         games = live_games[rows]
         start = time.perf_counter()
-        obs = engine.observe(games=games) if agent.needs_obs else None
-        actions[games] = agent.act(engine, games, obs, mask[rows])
-        if clock is not None:
-            clock[k] += (len(rows), time.perf_counter() - start)
+        if group is None:
+            agent = agents[ks[0]]
+            obs = engine.observe(games=games) if agent.needs_obs else None
+            actions[games] = agent.act(engine, games, obs, mask[rows])
+        else:
+            member = np.searchsorted(ks, acting[rows])
+            members = [agents[k] for k in ks]
+            actions[games] = group.act_group(engine, members, member, games, engine.observe(games=games), mask[rows])
+        if clock is not None:  # a group's seconds are shared by its members in proportion to their decisions
+            decisions = np.bincount(np.searchsorted(ks, acting[rows]), minlength=len(ks))
+            clock[ks] += np.stack([decisions, decisions * (time.perf_counter() - start) / len(rows)], axis=1)
     return actions
+
+
+def _groups(agents: Sequence[Opponent]) -> list[tuple[OpponentGroup | None, np.ndarray]]:
+    """``(group, agent indices)``: each group with its members, and every agent without one on its own."""
+    found: dict[int, tuple[OpponentGroup, list[int]]] = {}
+    alone: list[tuple[OpponentGroup | None, np.ndarray]] = []
+    for k, agent in enumerate(agents):
+        group = getattr(agent, "group", None)
+        if group is None:
+            alone.append((None, np.array([k])))
+        else:
+            found.setdefault(id(group), (group, []))[1].append(k)
+    return alone + [(group, np.array(ks)) for group, ks in found.values()]

@@ -10,7 +10,7 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from agents import PolicyAgent, make_agent, play_games
-from agents.policy import masked_probs
+from agents.policy import PolicyGroup, masked_probs
 from agents.selfplay import TrainVecEnv
 from rummy_env import Engine, Rules
 from rummy_env.env import OBS_BOUND
@@ -86,3 +86,49 @@ def test_the_agent_computes_maskableppos_distribution_bit_for_bit():
     assert np.array_equal(masked_probs(model.policy, obs, mask), dist.distribution.probs.numpy())
     mode, _ = model.predict(obs, action_masks=mask, deterministic=True)
     assert np.array_equal(make_agent(str(MODEL), Rules()).act(engine, np.arange(64), obs, mask), mode)
+
+
+NETWORKS = [MODEL, MODEL.parent / "rummy500_recipe_strong_mlp.zip", MODEL.parent / "rummy500_default_bc.zip"]
+
+
+def test_a_group_of_policies_gives_each_game_its_members_distribution():
+    """A ``PolicyGroup`` asks every member at once: each row gets exactly its own member's ``masked_probs``."""
+    members = [make_agent(str(path), Rules()) for path in NETWORKS]
+    group = PolicyGroup()
+    assert all(group.join(agent) for agent in members)
+    engine = Engine(Rules(), num_games=90, seed=3)
+    agent = make_agent("random")
+    for _ in range(30):
+        engine.step(agent.act(engine, np.arange(90), None, engine.legal_mask()))
+    obs, mask = engine.observe(), engine.legal_mask()
+    member = np.arange(90) % 3
+    probs = group.probs(members, member, obs, mask)
+    for k, policy_agent in enumerate(members):
+        assert np.array_equal(
+            probs[member == k], masked_probs(policy_agent.policy, obs[member == k], mask[member == k])
+        )
+    assert not np.array_equal(probs[member == 0], masked_probs(members[1].policy, obs[member == 0], mask[member == 0]))
+    four = make_agent(str(MODEL.parent / "rummy500_four_players_mlp.zip"), Rules(players=4))
+    assert not group.join(four) and four.group is None
+
+
+def test_grouped_opponents_play_the_same_games_as_apart():
+    """Seated in a group or one by one, sampling or not, the networks play the same games, and each its own."""
+    rules = Rules(target_score=200)
+    seats = np.array([[0, 1], [1, 2], [2, 0], [3, 0], [1, 3], [2, 3]] * 2)
+    deals = np.arange(len(seats), dtype=np.uint64)
+
+    def play(grouped: bool, order: list[int]):
+        agents = [make_agent(str(NETWORKS[k]), rules, seed=k, deterministic=k != 1) for k in order]
+        if grouped:
+            group = PolicyGroup()
+            for agent in agents:
+                group.join(agent)
+        agents.append(make_agent("greedy", rules))
+        results = play_games(rules, agents, seats, deals, check=True, max_steps=800)
+        return results.scores, results.steps, results.clock[:, 0]
+
+    apart = play(False, [0, 1, 2])
+    for got, want in zip(play(True, [0, 1, 2]), apart, strict=True):
+        assert np.array_equal(got, want)
+    assert not np.array_equal(play(True, [1, 0, 2])[0], apart[0]), "the members must not be interchangeable here"

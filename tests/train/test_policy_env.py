@@ -90,6 +90,7 @@ def test_pool_weights_and_snapshots(tmp_path):
         pool.add_snapshot(model, steps)
     agents, weights = pool.members()
     assert [a.name for a in agents] == ["greedy", "snapshot_20", "snapshot_30", "latest"]
+    assert all(a.group is pool.group for a in agents[1:]) and getattr(agents[0], "group", None) is None
     assert np.allclose(weights, [0.5, 0.15, 0.15, 0.2])
     assert sorted(p.name for p in tmp_path.glob("*.zip")) == ["snapshot_20.zip", "snapshot_30.zip"]
     again = OpponentPool(rules, {"greedy": 0.5}, snapshot_weight=0.3, size=2, folder=tmp_path)
