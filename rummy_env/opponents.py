@@ -80,8 +80,13 @@ def act_all(
         return actions
     mask = engine.legal_mask(live_games)
     acting = seat_agents[live_games, engine.current_player[live_games]]
-    for group, ks in _groups(agents):
-        rows = np.flatnonzero(np.isin(acting, ks))
+    groups = _groups(agents)
+    owner = np.zeros(len(agents), dtype=np.int64)
+    for g, (_, ks) in enumerate(groups):
+        owner[ks] = g
+    acting_group = np.where(acting >= 0, owner[acting], -1)  # a seat without an agent (-1) is nobody's
+    for g, (group, ks) in enumerate(groups):
+        rows = np.flatnonzero(acting_group == g)
         if not len(rows):
             continue
         games = live_games[rows]
