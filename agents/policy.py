@@ -78,7 +78,7 @@ class PolicyAgent(Agent):
         return self.choose(engine, games, masked_probs(self.policy, obs, mask), mask)
 
     def choose(self, engine: Engine, games: np.ndarray, probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The action of each game given the policy's ``masked_probs``: the most likely, or drawn from the game's seed."""
+        """Each game's action given the policy's ``masked_probs``: the most likely, or drawn from the game's seed."""
         if self.deterministic:  # the distribution's mode, as MaskablePPO.predict(deterministic=True) picks it
             return np.argmax(probs, axis=1).astype(np.int64)
         cdf = np.cumsum(legal_probs(probs, mask), axis=1)
