@@ -31,7 +31,7 @@ from ..actions import (
     dj_meld_cards,
 )
 from ..cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, NUM_SUITS, card_str
-from ..melds import NUM_GROUP_PATTERNS
+from ..melds import NUM_GROUP_PATTERNS, NUM_PATTERNS
 from .spec import GameSpec
 from .state import (
     DJ_BLOCKED,
@@ -261,6 +261,8 @@ def _gambit_reason(spec: GameSpec, s: State, g: int, kind: int, arg: int, seat: 
         run = arg < NUM_NATURAL
         if not (s.accept_run[g, arg] > 0 if run else s.open_groups[g, arg - NUM_NATURAL] > 0):
             return f"no {'run' if run else 'group'} on the table accepts it"
+    if kind == DOUBLE and arg >= NUM_PATTERNS:  # a group of four doubled: 'meld 6C 6D 6H 6S double'
+        return _placement_reason(spec, s, g, MELD_GROUP4, arg - NUM_PATTERNS, hand)
     if kind == DOUBLE and spec.layout.run_width == 4 and arg >= NUM_GROUP_PATTERNS:
         return _placement_reason(spec, s, g, MELD_RUN4, arg - NUM_GROUP_PATTERNS, hand)
     if kind == DOUBLE:
