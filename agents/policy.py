@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -156,13 +157,15 @@ class PolicyGroup:
 
     def __init__(self) -> None:
         self.shape: tuple | None = None
+        self._layers: WeakKeyDictionary[PolicyAgent, list[tuple[Any, Any]]] = WeakKeyDictionary()  # per member
 
     def join(self, agent: PolicyAgent) -> bool:
         """Make ``agent`` a member (its ``group`` is this one) if its policy has the group's shape."""
-        shape = _mlp_shape(agent.policy)
-        if shape is None or (self.shape is not None and shape != self.shape):
+        layers = _mlp_layers(agent.policy)
+        if layers is None or self.shape not in (None, _mlp_shape(layers)):
             return False
-        self.shape = shape
+        self.shape = _mlp_shape(layers)
+        self._layers[agent] = layers
         agent.group = self
         return True
 
@@ -194,7 +197,7 @@ class PolicyGroup:
             for k in np.unique(member):
                 rows = th.as_tensor(np.flatnonzero(member == k))
                 y = x[rows]
-                for layer, activation in _mlp_layers(members[k].policy) or []:
+                for layer, activation in self._layers[members[k]]:
                     y = linear(y, layer.weight, layer.bias)
                     y = y if activation is None else activation(y)
                 logits[rows] = y
@@ -222,9 +225,6 @@ def _mlp_layers(policy: Any) -> list[tuple[Any, Any]] | None:
     return [*layers, (head, None)] if isinstance(head, nn.Linear) else None
 
 
-def _mlp_shape(policy: Any) -> tuple | None:
-    """The layer sizes and activations of an MLP policy (what a ``PolicyGroup`` stacks), or None."""
-    layers = _mlp_layers(policy)
-    if layers is None:
-        return None
+def _mlp_shape(layers: list[tuple[Any, Any]]) -> tuple:
+    """The sizes and activations of ``_mlp_layers``: what members of one ``PolicyGroup`` share."""
     return tuple((lin.in_features, lin.out_features, type(act).__name__) for lin, act in layers)

@@ -89,18 +89,17 @@ def act_all(
         rows = np.flatnonzero(acting_group == g)
         if not len(rows):
             continue
-        games = live_games[rows]
+        games, member = live_games[rows], np.searchsorted(ks, acting[rows])
         start = time.perf_counter()
         if group is None:
             agent = agents[ks[0]]
             obs = engine.observe(games=games) if agent.needs_obs else None
             actions[games] = agent.act(engine, games, obs, mask[rows])
         else:
-            member = np.searchsorted(ks, acting[rows])
             members = [agents[k] for k in ks]
             actions[games] = group.act_group(engine, members, member, games, engine.observe(games=games), mask[rows])
         if clock is not None:  # a group's seconds are shared by its members in proportion to their decisions
-            decisions = np.bincount(np.searchsorted(ks, acting[rows]), minlength=len(ks))
+            decisions = np.bincount(member, minlength=len(ks))
             clock[ks] += np.stack([decisions, decisions * (time.perf_counter() - start) / len(rows)], axis=1)
     return actions
 
