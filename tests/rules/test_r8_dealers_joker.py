@@ -564,6 +564,16 @@ def test_double_on_a_group_of_four_counts_twice():
     assert env.action_to_str(env.action_from_str("meld TC TD TH TS double")) == "meld TC TD TH TS double"
 
 
+def test_a_refused_double_on_a_group_of_four_is_explained():
+    """A doubled group of four the dealer cannot put down is refused with the missing card named."""
+    rules = {"four_of_a_kind_double": True}
+    g = gstart([["TC", "TD", "TH", "2S", "9C"], ["3C", "4C"]], dj=DOUBLE, extra={"phase": "play"}, **rules)
+    assert "meld TC TD TH double" in g.legal()
+    g.refuse("meld TC TD TH TS double")
+    with pytest.raises(ValueError, match="meld TC TD TH TS double.*you lack TS"):
+        g.env.step(g.env.action_from_str("meld TC TD TH TS double"))
+
+
 def test_laying_off_the_dealers_joker_is_a_melding_turn():
     """docs/rules.md §4 (2. Meld) with §8.8: the dealer's joker scores 0 but laying it off puts a card down, so an
     unopened dealer
