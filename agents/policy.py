@@ -159,8 +159,10 @@ class PolicyGroup:
         self.shape: tuple | None = None
         self._layers: WeakKeyDictionary[PolicyAgent, list[tuple[Any, Any]]] = WeakKeyDictionary()  # per member
 
-    def join(self, agent: PolicyAgent) -> bool:
-        """Make ``agent`` a member (its ``group`` is this one) if its policy has the group's shape."""
+    def join(self, agent: Agent) -> bool:
+        """Make ``agent`` a member (its ``group`` is this one) if it is a policy agent of the group's shape."""
+        if not isinstance(agent, PolicyAgent):
+            return False
         layers = _mlp_layers(agent.policy)
         if layers is None or self.shape not in (None, _mlp_shape(layers)):
             return False

@@ -107,8 +107,7 @@ class OpponentPool:
         self.fixed = [make_agent(name, rules, seed + 1 + i) for i, name in enumerate(self.names)]
         self.group = PolicyGroup()  # the pool's networks (checkpoints, snapshots, the learner) play in one call
         for member in self.fixed:
-            if isinstance(member, PolicyAgent):
-                self.group.join(member)
+            self.group.join(member)
         self.fixed_weights = [float(w) for w in heuristics.values()]
         self.snapshot_weight = float(snapshot_weight)
         self.latest_weight = float(latest_weight)
@@ -131,8 +130,7 @@ class OpponentPool:
         member = make_agent(agent, self.rules, self.seed + 1 + len(self.fixed), deterministic=self.deterministic)
         if name is not None:
             member.name = name
-        if isinstance(member, PolicyAgent):
-            self.group.join(member)
+        self.group.join(member)
         self.names.append(name or str(agent))
         self.fixed.append(member)
         self.fixed_weights.append(float(weight))

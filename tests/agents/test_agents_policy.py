@@ -110,6 +110,7 @@ def test_a_group_of_policies_gives_each_game_its_members_distribution():
     assert not np.array_equal(probs[member == 0], masked_probs(members[1].policy, obs[member == 0], mask[member == 0]))
     four = make_agent(str(MODEL.parent / "rummy500_four_players_mlp.zip"), Rules(players=4))
     assert not group.join(four) and four.group is None
+    assert not group.join(agent) and getattr(agent, "group", None) is None  # a heuristic plays on its own
 
 
 def test_grouped_opponents_play_the_same_games_as_apart():
