@@ -570,7 +570,7 @@ def test_a_refused_double_on_a_group_of_four_is_explained():
     g = gstart([["TC", "TD", "TH", "2S", "9C"], ["3C", "4C"]], dj=DOUBLE, extra={"phase": "play"}, **rules)
     assert "meld TC TD TH double" in g.legal()
     g.refuse("meld TC TD TH TS double")
-    with pytest.raises(ValueError, match="meld TC TD TH TS double.*you lack TS"):
+    with pytest.raises(ValueError, match=r"meld TC TD TH TS double.*you lack TS"):
         g.env.step(g.env.action_from_str("meld TC TD TH TS double"))
 
 
