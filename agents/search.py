@@ -161,11 +161,15 @@ class SearchAgent(Agent):
         best = np.argmax(np.where(found.candidates >= 0, found.scores(self.config.confidence), -np.inf), axis=1)
         return found.candidates[np.arange(len(games)), best]
 
-    def estimate(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> Estimates:
+    def estimate(
+        self, engine: Engine, games: np.ndarray, mask: np.ndarray, first: np.ndarray | None = None
+    ) -> Estimates:
         """Search each of ``games`` (``mask`` its legal actions, more than one each): the candidates and their outcomes.
 
         ``act`` plays the best of them by ``Estimates.scores(confidence)``; the estimates are what a
         researcher distils or inspects (e.g. soft targets over the candidates, or why a move was chosen).
+        ``first`` (a legal action per game, e.g. the move another player chose) is searched as candidate 0,
+        so every gain is measured against it; the prior's favourites follow.
         """
         cfg = self.config
         if self.guide is None:
@@ -174,6 +178,8 @@ class SearchAgent(Agent):
             self.guide.check_table(engine)
             prior = self.guide.action_probs(engine.observe(games=games), mask)
         candidates = top_candidates(prior, mask, engine.spec.layout.kind, cfg.top)
+        if first is not None:
+            candidates = lead_with(candidates, np.asarray(first, dtype=np.int64))
         count = (candidates >= 0).sum(axis=1)
         if cfg.ms is None:
             deals = np.maximum(cfg.min_deals, cfg.rollouts // count)
@@ -365,6 +371,13 @@ def top_candidates(scores: np.ndarray, mask: np.ndarray, kinds: np.ndarray, top:
     order, legal = np.take_along_axis(order, rank, axis=1), np.take_along_axis(legal, rank, axis=1)
     width = int(mask.sum(axis=1).max()) if top == 0 else min(top, int(mask.sum(axis=1).max()))
     return np.where(legal, order, -1)[:, :width]
+
+
+def lead_with(candidates: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """``candidates`` with ``first[i]`` moved (or put, in place of the last) to the front of row ``i``."""
+    rest = np.where(candidates == first[:, None], -1, candidates)
+    rest = np.take_along_axis(rest, np.argsort(rest < 0, axis=1, kind="stable"), axis=1)
+    return np.concatenate([first[:, None], rest[:, :-1]], axis=1)
 
 
 def _rollout_agent(name: str, seed: int) -> Agent:
