@@ -51,6 +51,7 @@ from agents.arena import Progress
 from agents.card_policy import CardPolicy, card_policy_kwargs
 from agents.checkpoints import record_rules, table_id, table_label
 from agents.lean_ppo import LeanPPO
+from agents.pile_view import pile_top_kwargs
 from agents.registry import agent_kind
 from agents.selfplay import OpponentPool, TrainVecEnv
 from experiments.cli import CONFIGS, LOG_NAME, Number, Ticker, check_numbers, hands_bar, hydra_app, logger, on_terminal
@@ -307,6 +308,8 @@ def build_model(cfg: DictConfig, env, rules: Rules, out: Path | None = None) -> 
         policy, policy_kwargs = CardPolicy, card_policy_kwargs(rules, **kwargs)
     elif algo.policy == "mlp":
         policy, policy_kwargs = "MlpPolicy", {"net_arch": list(kwargs.get("net_arch", [256, 256]))}
+        if kwargs.get("pile_depths"):
+            policy_kwargs |= pile_top_kwargs(rules, int(kwargs["pile_depths"]))
     else:
         raise ValueError(f"algo.policy must be 'card' or 'mlp', got {algo.policy!r}")
     lr = float(algo.learning_rate)
