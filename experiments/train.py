@@ -624,12 +624,31 @@ def load_init(model: MaskablePPO, init: str) -> None:
         raise ValueError(f"train.init: no checkpoint at {init!r}")
     source = MaskablePPO.load(str(path), device="cpu").policy.state_dict()
     target = model.policy.state_dict()
-    if source.keys() != target.keys() or any(source[k].shape != target[k].shape for k in target):
+    inputs = int(model.observation_space.shape[0])
+    if source.keys() != target.keys() or any(not _fits(source[k], target[k], inputs) for k in target):
         raise ValueError(
             f"train.init={init} holds another network than this run's algo and rules: "
-            "train with the algo= and env= it was distilled or trained with"
+            "train with the algo= and env= it was distilled or trained with "
+            "(or algo=ppo_mlp_pile from a ppo_mlp checkpoint of the same table)"
         )
-    model.policy.load_state_dict(source)
+    model.policy.load_state_dict({k: _widened(source[k], target[k]) for k in target})
+
+
+def _fits(source: torch.Tensor, target: torch.Tensor, inputs: int) -> bool:
+    """Same shape, or a first layer over this table's observation whose input gained features after it
+    (``ppo_mlp`` into ``ppo_mlp_pile``: the pile view's columns follow the observation's)."""
+    if source.shape == target.shape:
+        return True
+    return source.dim() == 2 and source.shape[0] == target.shape[0] and source.shape[1] == inputs < target.shape[1]
+
+
+def _widened(source: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """``source`` in ``target``'s shape: the new input columns start at zero, so the network plays as before."""
+    if source.shape == target.shape:
+        return source
+    wide = target.new_zeros(target.shape)
+    wide[:, : source.shape[1]] = source
+    return wide
 
 
 def latest_path(latest: str | None, rules: Rules) -> Path | None:
