@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from gymnasium import spaces
 
 import rummy_env
 from agents import make_agent, play_games
 from agents.pile_view import pile_top_kwargs
+from agents.policy import masked_probs
 from experiments.train import train
 from rummy_env import Rules
 from rummy_env.cards import NUM_KINDS, parse_card
+from rummy_env.engine import Engine
 
 from .conftest import compose_train
 
@@ -85,3 +88,22 @@ def test_the_pile_view_trains_and_plays(tmp_path, tiny):
     seats = np.array([[0, 1], [1, 0]])
     results = play_games(rules, [agent, make_agent("random", rules)], seats, np.arange(2), max_steps=300, check=True)
     assert (results.steps > 0).all()
+
+
+def test_a_ppo_mlp_checkpoint_starts_a_pile_view_run_playing_as_before(tmp_path, tiny):
+    """``train.init`` widens a ``ppo_mlp`` network of the same table: the pile view's inputs start at zero weight."""
+    small = ["algo.policy_kwargs.net_arch=[32]", "train.steps=1024"]
+    train(compose_train([*tiny, *small, "algo=ppo_mlp"]), tmp_path / "mlp")
+    start = tmp_path / "mlp" / "final.zip"
+    init = [*tiny, "algo=ppo_mlp_pile", "algo.policy_kwargs.net_arch=[32]", f"train.init={start}", "train.steps=0"]
+    train(compose_train(init), tmp_path / "pile")
+    rules = Rules()
+    engine = Engine(rules, num_games=32, seed=2)
+    walk = make_agent("random", rules)
+    for _ in range(25):
+        engine.step(walk.act(engine, np.arange(32), None, engine.legal_mask()))
+    obs, mask = engine.observe(), engine.legal_mask()
+    before, after = (make_agent(str(path), rules).policy for path in (start, tmp_path / "pile" / "final.zip"))
+    assert np.array_equal(masked_probs(before, obs, mask), masked_probs(after, obs, mask))
+    with pytest.raises(ValueError, match="another network"):
+        train(compose_train([*init, "env=four_players"]), tmp_path / "other_table")
