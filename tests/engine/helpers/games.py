@@ -65,10 +65,13 @@ def random_rules(rng: random.Random, **fixed: Any) -> Rules:
     return make_valid_rules(d)
 
 
+FIXES = 6  # make_valid_rules undoes at most this many switches (hand size, decks, going out, power, jokers, ...)
+
+
 def make_valid_rules(d: dict) -> Rules:
-    """Build ``Rules`` from ``d``, dropping a forced deck count / hand size that does not fit."""
+    """Build ``Rules`` from ``d``, undoing the switches that do not fit together, one refusal at a time."""
     d = dict(d)
-    for _ in range(3):
+    for _ in range(FIXES):
         try:
             return Rules.from_dict(d)
         except ValueError as err:
