@@ -35,6 +35,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.type_aliases import Schedule
 from torch import nn
 
+from agents.pile_view import pile_depth
 from rummy_env.actions import DISCARD, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, RUMMY, TAKE, action_layout
 from rummy_env.cards import CARD_RANK, NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from rummy_env.engine.observe import obs_layout
@@ -146,9 +147,7 @@ class CardNet(nn.Module):
         tj = sec("table_jokers")
         tj_card = th.cat([tj[:, :NUM_NATURAL], zero], 1)
         tj_rank = th.cat([tj[:, NUM_NATURAL:], zero], 1)[:, self.card_rank]
-        pile_pos = sec("pile").view(B, C, NUM_KINDS)
-        present = (pile_pos > 0).float()
-        depth = ((sec("pile_size")[:, :, None] - pile_pos) * K).round() * present  # 0 = top
+        present, depth = pile_depth(sec("pile"), sec("pile_size"), C, K)  # depth 0 = top
         chans = [
             sec("hand")[:, None],
             sec("known").view(B, N - 1, NUM_KINDS),

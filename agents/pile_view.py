@@ -24,6 +24,7 @@ from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from rummy_env.cards import JOKER, NUM_KINDS, NUM_NATURAL
+from rummy_env.engine.kernels.observe import HALF
 from rummy_env.engine.observe import rules_obs_layout
 from rummy_env.engine.spec import game_spec
 from rummy_env.melds import meld_table
@@ -31,7 +32,15 @@ from rummy_env.rules import Rules
 
 DEPTHS = 8  # pile depths read from the top by default (deeper takes are rare)
 FLAGS = 3  # per depth: melds with the hand, melds with a joker, lays off on the table
-HAND_SCALE = 2.0  # the observation's hand section holds count / 2
+
+
+def pile_depth(pile: th.Tensor, pile_size: th.Tensor, copies: int, deck_size: int) -> tuple[th.Tensor, th.Tensor]:
+    """Each card copy's place in the pile, from the observation's ``pile`` ``[B, C*53]`` and ``pile_size`` ``[B, 1]``
+    sections: ``present`` and ``depth`` (0 = the top card, 0 where absent), both ``float [B, C, 53]``."""
+    position = pile.view(pile.shape[0], copies, NUM_KINDS)
+    present = (position > 0).float()
+    depth = ((pile_size[:, :, None] - position) * deck_size).round() * present
+    return present, depth
 
 
 def pile_top_kwargs(rules: Rules, depths: int = DEPTHS) -> dict[str, Any]:
@@ -54,7 +63,7 @@ class PileTopExtractor(BaseFeaturesExtractor):
         game = Rules.from_dict(rules)
         spec, table = game_spec(game), meld_table(game)
         layout = rules_obs_layout(game, spec.copies)
-        self.copies, self.deck_size = spec.copies, float(spec.deck_size)
+        self.copies, self.deck_size = spec.copies, spec.deck_size
         self.sections = {
             name: layout.slice(name) for name in ("hand", "pile", "pile_size", "accept_run", "accept_group")
         }
@@ -66,11 +75,11 @@ class PileTopExtractor(BaseFeaturesExtractor):
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
         """``[n, obs_dim + depths * 56]``: the observation, then per depth the card's one-hot and its flags."""
-        n, part = observations.shape[0], lambda name: observations[:, self.sections[name]]
-        position = part("pile").reshape(n, self.copies, 1, NUM_KINDS) * self.deck_size
-        length = part("pile_size").reshape(n, 1, 1, 1) * self.deck_size
-        card = ((position > 0.5) & ((length - position - self.depth).abs() < 0.5)).any(dim=1).to(observations.dtype)
-        hand = part("hand") * HAND_SCALE  # [n, 53] counts
+        part = lambda name: observations[:, self.sections[name]]  # noqa: E731
+        present, depth = pile_depth(part("pile"), part("pile_size"), self.copies, self.deck_size)
+        at = (present[:, :, None] > 0) & (depth[:, :, None] == self.depth)  # [n, copies, depths, 53]
+        card = at.any(dim=1).to(observations.dtype)
+        hand = part("hand") / HALF  # [n, 53] counts
         held = (hand > 0.5).to(observations.dtype) @ self.patterns  # [n, P] pattern cards in hand
         jokers = hand[:, JOKER : JOKER + 1]
         joker = card[:, :, JOKER] > 0.5  # [n, depths]: a joker there stands in for any pattern's missing card
