@@ -65,15 +65,15 @@ class Audit(Agent):
         return actions
 
     def _judge(self, engine: Engine, games: np.ndarray, mask: np.ndarray, played: np.ndarray) -> None:
+        layout = engine.spec.layout
         found = self.search.estimate(engine, games, mask, first=played)
         lower = np.where(found.candidates >= 0, found.scores(self.confidence), -np.inf)
         best = np.argmax(lower, axis=1)
         pick = np.arange(len(games)), best
         better = lower[pick] > 0
-        self.verdicts.kind.append(engine.spec.layout.kind[played])
+        self.verdicts.kind.append(layout.kind[played])
         self.verdicts.lower.append(np.where(better, lower[pick], 0.0))
         self.verdicts.gain.append(np.where(better, found.gain[pick], 0.0))
-        layout = engine.spec.layout
         for i in np.flatnonzero(lower[pick] > self.threshold):
             g = int(games[i])
             candidates = [
