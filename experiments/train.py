@@ -309,7 +309,7 @@ def build_model(cfg: DictConfig, env, rules: Rules, out: Path | None = None) -> 
     elif algo.policy == "mlp":
         policy, policy_kwargs = "MlpPolicy", {"net_arch": list(kwargs.get("net_arch", [256, 256]))}
         if kwargs.get("pile_depths"):
-            policy_kwargs |= pile_top_kwargs(rules, int(kwargs["pile_depths"]))
+            policy_kwargs |= pile_top_kwargs(rules, int(kwargs["pile_depths"]), bool(kwargs.get("discard_view")))
     else:
         raise ValueError(f"algo.policy must be 'card' or 'mlp', got {algo.policy!r}")
     lr = float(algo.learning_rate)
@@ -624,22 +624,22 @@ def load_init(model: MaskablePPO, init: str) -> None:
         raise ValueError(f"train.init: no checkpoint at {init!r}")
     source = MaskablePPO.load(str(path), device="cpu").policy.state_dict()
     target = model.policy.state_dict()
-    inputs = int(model.observation_space.shape[0])
+    inputs = getattr(model.policy.features_extractor, "narrower", ())  # the input widths this one widens
     if source.keys() != target.keys() or any(not _fits(source[k], target[k], inputs) for k in target):
         raise ValueError(
             f"train.init={init} holds another network than this run's algo and rules: "
             "train with the algo= and env= it was distilled or trained with "
-            "(or algo=ppo_mlp_pile from a ppo_mlp checkpoint of the same table)"
+            "(or algo=ppo_mlp_pile / ppo_mlp_discard from a narrower checkpoint of the same table)"
         )
     model.policy.load_state_dict({k: _widened(source[k], target[k]) for k in target})
 
 
-def _fits(source: torch.Tensor, target: torch.Tensor, inputs: int) -> bool:
-    """Same shape, or a first layer over this table's observation whose input gained features after it
-    (``ppo_mlp`` into ``ppo_mlp_pile``: the pile view's columns follow the observation's)."""
+def _fits(source: torch.Tensor, target: torch.Tensor, inputs: tuple[int, ...]) -> bool:
+    """Same shape, or a first layer whose input is one of this table's narrower inputs (``ppo_mlp`` into
+    ``ppo_mlp_pile`` into ``ppo_mlp_discard``: each view's columns follow the ones before)."""
     if source.shape == target.shape:
         return True
-    return source.dim() == 2 and source.shape[0] == target.shape[0] and source.shape[1] == inputs < target.shape[1]
+    return source.dim() == 2 and source.shape[0] == target.shape[0] and source.shape[1] in inputs
 
 
 def _widened(source: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
