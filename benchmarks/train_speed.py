@@ -34,7 +34,8 @@ for (the ``agent steps/s`` column counts every seat's moves). Rows:
   ``mlp-lean``: the same network and settings with ``algo.loop=lean``
   (``agents/lean_ppo.py``: MaskablePPO's maths without SB3's per-step
   distribution objects), the loop of ``recipe=strong``. ``mlp-pile``: that loop with
-  ``algo=ppo_mlp_pile`` (``agents/pile_view.py``: the pile read from the top in the network).
+  ``algo=ppo_mlp_pile`` (``agents/pile_view.py``: the pile read from the top in the network);
+  ``mlp-discard``: with ``algo=ppo_mlp_discard`` (each card's discard flags as well).
 * ``train-cleanrl``: ``experiments/cleanrl_ppo.py`` (one-file masked PPO on the
   gymnasium vector env) with the same shape: 256 games x 32 steps, 4 minibatches
   of 2048, 4 epochs, 256x256 actor and critic, games to 500 against greedy; its
@@ -196,6 +197,9 @@ def main() -> None:
         ),
         "train-mlp-pile": lambda: bench_train(
             "train-mlp-pile", ["algo=ppo_mlp_pile", "algo.loop=lean"], seconds * 2, a.threads
+        ),
+        "train-mlp-discard": lambda: bench_train(
+            "train-mlp-discard", ["algo=ppo_mlp_discard", "algo.loop=lean"], seconds * 2, a.threads
         ),
         "train-card": lambda: bench_train("train-card", ["algo=ppo_card"], seconds * 2, a.threads),
         "train-cleanrl": lambda: bench_cleanrl("train-cleanrl", seconds * 2, a.threads),
