@@ -42,7 +42,6 @@ from rummy_env.rules import Rules
 DEPTHS = 8  # pile depths read from the top by default (deeper takes are rare)
 FLAGS = 3  # per depth: melds with the hand, melds with a joker, lays off on the table
 DISCARD_FLAGS = 3  # per card kind: feeds the next player, chance an opponent melds it, held cards it pairs with
-SURE = 1e-6  # floor of a probability before its logarithm
 
 
 def pile_depth(pile: th.Tensor, pile_size: th.Tensor, copies: int, deck_size: int) -> tuple[th.Tensor, th.Tensor]:
@@ -52,6 +51,11 @@ def pile_depth(pile: th.Tensor, pile_size: th.Tensor, copies: int, deck_size: in
     present = (position > 0).float()
     depth = ((pile_size[:, :, None] - position) * deck_size).round() * present
     return present, depth
+
+
+def with_none(x: th.Tensor) -> th.Tensor:
+    """``x`` with a zero column appended on its last axis: the value at kind 53, the ``partners`` table's "none"."""
+    return th.cat([x, x.new_zeros((*x.shape[:-1], 1))], dim=-1)
 
 
 def pile_top_kwargs(rules: Rules, depths: int = DEPTHS, discards: bool = False) -> dict[str, Any]:
@@ -143,32 +147,29 @@ class PileTopExtractor(BaseFeaturesExtractor):
         if "out_of_play" in self.sections:
             seen = seen + part("out_of_play") / HALF
         unseen = (self.counts - seen).clamp(min=0)  # [n, 53]
-        theirs = known[:, self.opponents_known] > 0.5  # [n, O, 53]
-        hidden = (part("hand_sizes")[:, self.opponents] / THIRTEENTH).round() - known[:, self.opponents_known].sum(2)
+        theirs = known[:, self.opponents_known]  # [n, O, 53]
+        hidden = (part("hand_sizes")[:, self.opponents] / THIRTEENTH).round() - theirs.sum(dim=2)
         share = hidden.clamp(min=0) / unseen.sum(dim=1, keepdim=True).clamp(min=1)  # [n, O]
-        holds = th.where(theirs, 1.0, share[:, :, None] * (unseen[:, None, :] > 0.5))
-        holds = th.cat([holds, holds.new_zeros(n, holds.shape[1], 1)], dim=2)  # [n, O, 54]: 53 pads the table
-        first, second, joker = (
-            holds[:, :, self.partners[..., 0]],
-            holds[:, :, self.partners[..., 1]],
-            holds[:, :, -2:-1],
-        )
-        both = (first * second + joker[..., None] * (first + second)).clamp(0, 1)  # [n, O, 53, 6]
+        holds = with_none(th.where(theirs > 0.5, 1.0, share[:, :, None] * (unseen[:, None, :] > 0.5)))  # [n, O, 54]
+        first, second = holds[:, :, self.partners[..., 0]], holds[:, :, self.partners[..., 1]]  # [n, O, 53, 6]
+        joker = holds[:, :, JOKER, None, None]
+        both = (first * second + joker * (first + second)).clamp(0, 1)
         odds = 1 - (1 - both).prod(dim=3).prod(dim=1)
         odds = th.maximum(th.maximum(odds, accepts), self._called(pile))
         odds[:, JOKER] = 1.0
-        after = th.cat([known[:, 0] > 0.5, known.new_zeros(n, 1, dtype=th.bool)], dim=1)  # the next player's
-        feeds = (after[:, self.partners[..., 0]] & after[:, self.partners[..., 1]]).any(dim=2)
-        mine = th.cat([hand > 0.5, hand.new_zeros(n, 1, dtype=th.bool)], dim=1).to(hand.dtype)
-        held = (mine[:, self.partners[..., 0]] + mine[:, self.partners[..., 1]]).sum(dim=2) / (2 * PATTERNS_PER_CARD)
-        held[:, JOKER] = 1.0
-        return th.stack([th.maximum(feeds.to(hand.dtype), accepts), odds, held], dim=2).flatten(1)
+        after = with_none((known[:, 0] > 0.5).to(hand.dtype))  # the next player's known cards
+        feeds = (after[:, self.partners[..., 0]] * after[:, self.partners[..., 1]]).amax(dim=2)
+        mine = with_none((hand > 0.5).to(hand.dtype))
+        pairs = mine[:, self.partners[..., 0]] + mine[:, self.partners[..., 1]]
+        connected = pairs.sum(dim=2) / (2 * PATTERNS_PER_CARD)
+        connected[:, JOKER] = 1.0
+        return th.stack([th.maximum(feeds, accepts), odds, connected], dim=2).flatten(1)
 
     def _called(self, pile: th.Tensor) -> th.Tensor:
         """``[n, 53]`` 1 where a "Rummy!" call could take the card: a pattern of it with two cards in the pile."""
         if not self.calls:
             return pile.new_zeros(pile.shape)
-        there = th.cat([pile > 0.5, pile.new_zeros(pile.shape[0], 1, dtype=th.bool)], dim=1).to(pile.dtype)
+        there = with_none((pile > 0.5).to(pile.dtype))
         twice = there[:, :NUM_KINDS, None] + there[:, self.partners[..., 0]] + there[:, self.partners[..., 1]]
         real = (self.partners[..., 0] < NUM_KINDS).to(pile.dtype)
         return ((twice + pile[:, JOKER, None, None]) * real >= 2).any(dim=2).to(pile.dtype)

@@ -16,7 +16,7 @@ from agents.policy import masked_probs
 from agents.strategic import opponent_odds
 from experiments.train import train
 from rummy_env import Rules
-from rummy_env.cards import NUM_KINDS, parse_card
+from rummy_env.cards import JOKER, NUM_KINDS, parse_card
 from rummy_env.engine import Engine
 from rummy_env.engine.observe import rules_obs_layout
 
@@ -144,7 +144,7 @@ def test_a_discard_flagged_as_feeding_the_next_player_lets_them_take_it():
                     after.step(discard)
                     assert after.engine.legal_mask([0])[0, after.action_from_str("take 0")], (state, card)
                     checked += 1
-                    by_known += kind == 52 or accepts[kind] == 0
+                    by_known += kind == JOKER or accepts[kind] == 0
             env.step(int(agent.act(engine, np.array([0]), None, engine.legal_mask([0]))[0]))
     assert checked > 30 and by_known > 3, (checked, by_known)
 
