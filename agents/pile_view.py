@@ -139,7 +139,8 @@ class PileTopExtractor(BaseFeaturesExtractor):
         off; ``strategic``'s chance that some opponent can meld it (``agents.strategic.opponent_odds``: each
         opponent holds a known card, any other unseen card with their hidden cards' share of the unseen ones, and a
         pattern's two other cards or one and a joker); and the held cards sharing a pattern with it
-        (``agents.features.connections``, over its most: 12; jokers 1)."""
+        (``agents.features.connections``, over its most: 12; jokers 1). Under ``dealers_joker`` the dealer's joker
+        while it is set apart counts as unseen (``rummy_env.infoset.unseen_counts`` knows it is not): an estimate."""
         n = hand.shape[0]
         known = part("known").view(n, self.players - 1, NUM_KINDS) / HALF  # [n, N-1, 53] counts, relative seats 1 ..
         pile = present.sum(dim=1)  # [n, 53] copies in the pile
