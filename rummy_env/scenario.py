@@ -31,7 +31,15 @@ from .cards import (
     counts_to_cards,
     parse_card,
 )
-from .engine.calls import begin_draw, callable_depths, meld_points, push_pile, refresh_accepts, shuffled
+from .engine.calls import (
+    begin_draw,
+    callable_depths,
+    meld_points,
+    out_of_turn_call,
+    push_pile,
+    refresh_accepts,
+    shuffled,
+)
 from .engine.spec import GameSpec
 from .engine.state import (
     DJ_AT,
@@ -455,7 +463,7 @@ def _check_gambit(spec: GameSpec, s: State, melds: list[dict]) -> None:
             f"before anything else), not in phase {phase!r}"
         )
     minimum = spec.rules.first_meld_minimum
-    this_turn = phase == "play" and s.current[0] == dealer and not s.called[0]
+    this_turn = phase == "play" and s.current[0] == dealer and not out_of_turn_call(spec, s, 0)
     if minimum and s.dj[0, DJ_SLOT] >= 0 and not s.opened[0, dealer] and not this_turn:
         _fail(
             f"the dealer's joker on the table counts toward first_meld_minimum={minimum}: a dealer who has not "

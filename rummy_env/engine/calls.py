@@ -15,8 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..melds import SLOTS
-from .kernels import batch
+from .kernels import batch, turns
 from .kernels.ref import kernel_spec_ref, kernel_state
+from .kernels.spec import kernel_spec
 from .spec import GameSpec
 from .state import State
 
@@ -105,3 +106,8 @@ def meld_points(spec: GameSpec, s: State, game: int, meld: int) -> np.ndarray:
     out = np.zeros(SLOTS, dtype=np.int64)
     batch.meld_points_games(kernel_state(s), kernel_spec_ref(spec), np.int64(game), np.int64(meld), out)
     return out
+
+
+def out_of_turn_call(spec: GameSpec, s: State, g: int) -> bool:
+    """Whether game ``g``'s seat to act is a "Rummy!" caller acting out of turn (the kernels' own test)."""
+    return bool(turns.out_of_turn_call.py_func(s, kernel_spec(spec), g))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
@@ -44,15 +45,30 @@ _observe_serial = _FixedTypes(batch.observe_games)
 _NO_ROWS = np.zeros((0, 0), dtype=np.float32)  # ``out`` of a step that observes nothing
 
 
-def _in_threads(run: Callable[..., Any], chunks: list[tuple]) -> None:
-    """``run(*chunk)`` for every chunk, the first on this thread and the others on the pool, until all are done."""
+def _in_threads(run: Callable[..., Any], chunks: list[tuple]) -> list[Any]:
+    """``run(*chunk)`` for every chunk, the first on this thread and the others on the pool; their results in
+    order."""
     global _pool
     if _pool is None:
         _pool = ThreadPoolExecutor(max(numba.config.NUMBA_NUM_THREADS - 1, 1), "rummy-env")  # type: ignore[attr-defined]
     later = [_pool.submit(run, *chunk) for chunk in chunks[1:]]
-    run(*chunks[0])
-    for future in later:
-        future.result()
+    first = run(*chunks[0])
+    return [first, *(future.result() for future in later)]
+
+
+class NoLegalActionError(RuntimeError):
+    """A game not over was left without a legal action (an engine bug): names the game and carries its position."""
+
+    def __init__(self, spec: Any, state: State, game: int) -> None:
+        from ..scenario import state_dict
+
+        self.game = game
+        self.position = state_dict(spec, state, game)
+        seat, phase = self.position["current_player"], self.position["phase"]
+        super().__init__(
+            f"game {game}: player_{seat} has no legal action in phase {phase!r}, a position the rules never leave; "
+            f"please report it with this scenario, which reproduces it: {json.dumps(self.position)}"
+        )
 
 
 class StepResult(NamedTuple):
@@ -245,9 +261,12 @@ class Engine:
         return [(self._refs[t], t * count // chunks, (t + 1) * count // chunks) for t in range(chunks)]
 
     def _refuse(self, game: int, action: int) -> None:
-        """Raise the ``ValueError`` that explains why ``action`` is illegal in ``game``."""
+        """Raise the ``ValueError`` that explains why ``action`` is illegal in ``game`` (``NoLegalActionError`` where
+        the game has no legal action at all)."""
         from .explain import explain_illegal
 
+        if self.state.phase[game] != GAME_OVER and not self._mask[game].any():
+            self._report_stuck([game])
         where = f"game {game}: " if self.num_games > 1 else ""
         raise ValueError(where + explain_illegal(self.spec, self.state, game, action))
 
@@ -285,24 +304,32 @@ class Engine:
         raises before any game moves."""
         flags = (*results, int(self.max_steps or 0))
         if len(games) < PARALLEL_MIN:
-            bad = _step_serial(self._ref, games, chosen, bool(check), refresh, *flags, out)
+            found = [_step_serial(self._ref, games, chosen, bool(check), refresh, *flags, out)]
         else:
             bad = self._first_illegal(games, chosen) if check else -1
-            if bad < 0:
-                chunks = [
-                    (ref, games[lo:hi], chosen[lo:hi], False, refresh, *flags, out[lo:hi] if len(out) else out)
-                    for ref, lo, hi in self._chunk_bounds(len(games))
-                ]
-                _in_threads(_step_serial, chunks)
-        if bad >= 0:
-            self._refuse(int(games[bad]), int(chosen[bad]))
+            if bad >= 0:
+                self._refuse(int(games[bad]), int(chosen[bad]))
+            chunks = [
+                (ref, games[lo:hi], chosen[lo:hi], False, refresh, *flags, out[lo:hi] if len(out) else out)
+                for ref, lo, hi in self._chunk_bounds(len(games))
+            ]
+            found = _in_threads(_step_serial, chunks)
+        if found[0] >= 0:
+            self._refuse(int(games[found[0]]), int(chosen[found[0]]))
+        self._report_stuck([-2 - code for code in found if code <= -2])
 
     def _fill_masks(self, games: np.ndarray) -> None:
         """Compute the masks of those ``games`` that are stale."""
         if len(games) < PARALLEL_MIN:
-            _masks_serial(self._ref, games)
+            stuck = [_masks_serial(self._ref, games)]
         else:
-            _in_threads(_masks_serial, [(ref, games[lo:hi]) for ref, lo, hi in self._chunk_bounds(len(games))])
+            stuck = _in_threads(_masks_serial, [(ref, games[lo:hi]) for ref, lo, hi in self._chunk_bounds(len(games))])
+        self._report_stuck([g for g in stuck if g >= 0])
+
+    def _report_stuck(self, games: list[int]) -> None:
+        """Raise ``NoLegalActionError`` for the first of ``games``, games left without a legal action."""
+        if games:
+            raise NoLegalActionError(self.spec, self.state, int(games[0]))
 
     def _first_illegal(self, games: np.ndarray, chosen: np.ndarray) -> int:
         """The first ``i`` whose action is illegal in game ``games[i]`` (not over), else -1."""

@@ -32,6 +32,7 @@ from ..actions import (
 )
 from ..cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS, NUM_SUITS, card_str
 from ..melds import NUM_GROUP_PATTERNS, NUM_PATTERNS
+from .calls import out_of_turn_call
 from .spec import GameSpec
 from .state import (
     DJ_BLOCKED,
@@ -241,8 +242,11 @@ def _gambit_reason(spec: GameSpec, s: State, g: int, kind: int, arg: int, seat: 
     need = _POWER_OF[kind]
     if seat != dealer:
         return f"only the dealer (player_{dealer}) uses the dealer's joker"
-    if s.called[g]:
-        return "the dealer uses the dealer's joker on their own turn, not in a Rummy! call"
+    if out_of_turn_call(spec, s, g):
+        if spec.rules.rummy_calls == "last_discard":
+            return "the dealer uses the dealer's joker on their own turn, not in a last_discard Rummy! call"
+        called = card_str(int(s.obliged[g]))
+        return f"the dealer uses the dealer's joker on their own turn, once the Rummy! call's {called} is placed"
     if power != POWERS.index(need):
         return f"the dealer's joker's power is {POWERS[power] if power >= 0 else 'not named'}, not {need}"
     if gone:

@@ -419,3 +419,63 @@ def test_last_discard_unopened_seat_calls_when_the_layoff_reaches_the_minimum(ca
     sd = g.sd()
     assert sd["melded_points"][0] == points and sd["opened"][0] is True
     assert g.agent == "player_0" and sd["phase"] == "draw"
+
+
+# --------------------------------------------------------------------------- a call leaves the caller a move
+SEVENS = {"players": 2, "min_run": 4}
+SEVENS_PILE = ["QS", "JK", "7H"]
+THREES = {"owner": 1, "cards": ["3C", "3D", "3H", "3S"]}
+
+
+def _sevens(p1, players=2, **rules):
+    """player_0 discards 7C onto QS JK 7H: the joker forms a group of sevens with the cards above it."""
+    hands = [["7C", "9C", "KD"], list(p1)] + [["2C", "5D", "9H"], ["4C", "8D", "TH"]][: players - 2]
+    rules = {**SEVENS, "players": players, **rules}
+    return start(hands=hands, discard=SEVENS_PILE, melds=[THREES], dealer=1, extra={"phase": "play"}, **rules)
+
+
+def test_no_call_whose_card_the_caller_cannot_meld():
+    """§5: a call is legal only where the called card can then be melded. Holding 7D and 7S, the caller would
+    hold all four sevens and the joker, which plays a card the player lacks: no sevens meld takes it, runs need
+    four cards (min_run=4) and the group of threes is full, so nobody is asked (the take is refused the same)."""
+    g = _sevens(["AC", "7D", "TD", "2H", "4H", "KH", "6S", "7S"])
+    g.play("p0:discard 7C")
+    assert g.agent == "player_1" and g.phase == "draw"
+    assert "take 2" not in g.legal() and "take 1" in g.legal()
+
+
+def test_the_call_whose_joker_the_caller_can_meld():
+    """The same pile with 7S not in the caller's hand: the joker stands for it, so the call is offered and the
+    caller, obliged to meld the joker, has moves."""
+    g = _sevens(["AC", "7D", "TD", "2H", "4H", "KH", "6S", "8S"])
+    g.play("p0:discard 7C")
+    g.exact({"rummy 2", "pass"})
+    g.play("p1:rummy 2")
+    assert g.sd()["obliged"] == "JK"
+    g.exact({"meld 7C 7D 7S", "meld 7C 7H 7S", "meld 7D 7H 7S"})  # the joker written as 7S, the card it plays
+
+
+def test_a_seat_without_a_legal_call_is_not_asked():
+    """§5 with partnership: the seats are asked nearest the discarder first, but player_1 (holding 7D and 7S)
+    has no legal call on the joker, so player_2 is asked first."""
+    g = _sevens(["AC", "7D", "TD", "2H", "4H", "KH", "6S", "7S"], players=4, partnership=True)
+    g.play("p0:discard 7C")
+    assert g.phase == "rummy" and g.agent == "player_2" and g.sd()["rummy_queue"][0] == 2
+    assert 1 not in g.sd()["rummy_queue"]
+    g.exact({"rummy 2", "pass"})
+
+
+@pytest.mark.parametrize("depth", [0, 2])
+def test_a_called_joker_under_groups_only(depth):
+    """§8.2 groups_only: a joker called at the top lays off on the table's group of three jokers; one called
+    under two jokers forms a group of jokers with them. Either way the caller is left moves with it."""
+    rules = {"players": 4, "partnership": True, "joker_mode": "groups_only", "jokers_per_deck": 4}
+    hands = [["JK", "9C", "KD"], ["AC", "5D", "TD"], ["2C", "5H", "9H"], ["4C", "8D", "TH"]]
+    melds = [{"owner": 2, "cards": ["JK", "JK", "JK"]}] if depth == 0 else []
+    pile = ["QS"] if depth == 0 else ["QS", "JK", "JK"]
+    g = start(hands=hands, discard=pile, melds=melds, dealer=3, extra={"phase": "play"}, **rules)
+    g.play("p0:discard JK")
+    assert g.agent == "player_1" and f"rummy {depth}" in g.legal()
+    g.play(f"p1:rummy {depth}")
+    assert g.sd()["obliged"] == "JK"
+    g.exact({"layoff JK group"} if depth == 0 else {"meld JK JK JK"})

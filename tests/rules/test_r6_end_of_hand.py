@@ -57,13 +57,13 @@ def test_melding_the_whole_hand_after_top_take(going_out):
 
 
 # ----------------------------------------------------------------------------- floating
-def _float(second_draw, going_out="float", p1=("2C", "9D", "QS")):
+def _float(second_draw, going_out="float", p1=("2C", "9D", "QS"), **rules):
     g = start(
         hands=[["5H", "6H", "7H"], list(p1)],
         discard=["KC"],
         stock_top=["8H", "JD", second_draw],
         going_out=going_out,
-        **H,
+        **{**H, **rules},
     )
     g.play("p0:draw", "p0:meld 5H 6H 7H")
     return g
@@ -90,6 +90,18 @@ def test_float_next_turn_discarding_the_last_card_ends_the_hand():
     sd = g.sd()
     assert sd["phase"] == "game_over"
     assert sd["hand_scores"] == [26, -(2 + 9 + 10)]
+
+
+def test_the_discard_that_goes_out_ends_the_float():
+    """SPEC ``floating``: any discard clears it, the one that goes out too, so the floater who went out is not
+    floating in the add_to_winner lay-offs that follow."""
+    g = _float("3C", p1=("2C", "4H", "QS"), hand_scoring="add_to_winner")
+    g.play("p0:layoff 8H run", "p1:draw", "p1:discard JD", "p0:draw")
+    assert list(map(bool, g.sd()["floating"])) == [True, False]
+    g.play("p0:discard 3C")
+    sd = g.sd()
+    assert sd["phase"] == "lay_off_after_out" and g.agent == "player_1" and "layoff 4H run" in g.legal()
+    assert list(map(bool, sd["floating"])) == [False, False]
 
 
 def test_float_next_turn_meld_all_and_float_again():

@@ -610,6 +610,62 @@ def test_no_dealers_joker_in_a_rummy_call():
     assert "meld AC AD AH" in wild.legal() and not gambit_actions(wild)
 
 
+AFTER_A_CALL = [["9S", "4C", "KD"], ["AC", "AD", "AH", "2D", "5H"]]
+RUN_6_8S = {"owner": 0, "cards": ["6S", "7S", "8S"]}
+
+
+def called_and_placed(dj: dict, **rules) -> Game:
+    """player_1 (the dealer) calls "Rummy!" on player_0's 9S and lays it off on player_0's spade run."""
+    extra = {"phase": "play", "melded_points": [21, 0]}
+    g = gstart(AFTER_A_CALL, ["QC"], [RUN_6_8S], dj, current_player=0, dealer=1, extra=extra, **rules)
+    g.play("p0:discard 9S", "p1:rummy 0")
+    assert not gambit_actions(g), "placing the called card is the call itself and uses no power"
+    g.play("p1:layoff 9S run")
+    return g
+
+
+def test_the_dealers_power_after_placing_a_pile_call():
+    """docs/rules.md §8.8: under rummy_calls "pile" the rest of the turn after the called card is placed is the
+    caller's own turn, so a dealer who called may then use the power."""
+    g = called_and_placed(DOUBLE)
+    assert g.agent == P(1) and {"meld AC AD AH", "meld AC AD AH double"} <= g.legal()
+    round_trips(g)
+    g.play("p1:meld AC AD AH double")
+    assert g.sd()["dealers_joker"]["used"] and g.sd()["melded_points"][1] == 9 + 2 * 45
+    wild = called_and_placed(WILD)
+    assert {"meld AC AD DJ", "layoff DJ as 5S run"} <= wild.legal()
+    assert any(a.startswith("meld") and "DJ" in a.split() and "2D" in a.split() for a in wild.legal())
+    round_trips(wild)
+    wild.play("p1:meld AC AD DJ")
+    assert wild.sd()["dealers_joker"] == {"power": "wild", "used": True, "blocked": False}
+    round_trips(wild)
+
+
+def test_no_dealers_power_after_a_last_discard_call():
+    """§8.8: under rummy_calls "last_discard" the caller acts out of turn: the placement ends the call, with no
+    power before it or after."""
+    g = gstart(AFTER_A_CALL, ["QC"], [RUN_6_8S], DOUBLE, current_player=0, dealer=1, rummy_calls="last_discard",
+               extra={"phase": "play", "melded_points": [21, 0]})
+    g.play("p0:discard 9S", "p1:rummy 0")
+    assert not gambit_actions(g)
+    g.play("p1:layoff 9S run")
+    assert g.agent == P(1) and g.phase == "draw", "the call's turn ended; the caller's own turn is a new one"
+
+
+def test_another_caller_may_block_after_placing_a_pile_call():
+    """§8.8: after the called card is placed the caller is on their own turn, so a caller who is not the dealer
+    may block the dealer's joker with a joker from the hand; under last_discard the call ends first."""
+    hands = [["9S", "4C", "KD"], ["JK", "QH", "QD", "2C", "5H"], ["3D", "8H", "TC"]]
+    extra = {"phase": "play", "melded_points": [21, 0, 0]}
+    g = gstart(hands, ["QC"], [RUN_6_8S], WILD, current_player=0, dealer=2, extra=extra)
+    g.play("p0:discard 9S", "p1:rummy 0")
+    assert "block" not in g.legal()
+    g.play("p1:layoff 9S run")
+    assert "block" in g.legal()
+    g.play("p1:block")
+    assert g.sd()["dealers_joker"]["blocked"]
+
+
 def test_no_dealers_joker_out_of_turn():
     """meld_out_of_turn: the dealer melds out of turn from the hand only."""
     hands = [["9C", "9D", "9H", "2S", "KC"], ["3C", "4D", "QS"]]

@@ -25,20 +25,25 @@ def reset_games(s, k, games, seeds):
 
 @inline
 def masks_loop(s, k, games, out, stale, work):
-    """Write the legal actions of those ``games`` that are ``stale`` into their rows of ``out [G, A]``."""
+    """Write the legal actions of those ``games`` that are ``stale`` into their rows of ``out [G, A]``; returns the
+    first game left without a legal action, else -1."""
     s, k, out, work = borrowed((s, k, out, work))
+    stuck = -1
     for i in range(games.shape[0]):
         g = games[i]
         if stale[g]:
-            legal_row(s, k, g, out[g], work)
+            if not legal_row(s, k, g, out[g], work) and stuck < 0:
+                stuck = g
             stale[g] = False
+    return stuck
 
 
 @njit(cache=True, nogil=True)
 def masks_serial(ref, games):
-    """Write the legal actions of those ``games`` that are stale into their rows of the mask of ``ref``."""
+    """Write the legal actions of those ``games`` that are stale into their rows of the mask of ``ref``; returns the
+    first game left without a legal action, else -1."""
     s, k, work, mask, stale = unpack(ref)
-    masks_loop(s, k, games, mask, stale, work)
+    return masks_loop(s, k, games, mask, stale, work)
 
 
 @inline
@@ -69,8 +74,9 @@ def first_illegal(s, k, games, actions, mask, stale, work):
 @inline
 def step_loop(s, k, games, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work):
     """Step each game ``games[i]`` (not over), set its done and truncated flags, and refresh its mask (or mark it
-    stale)."""
+    stale); returns the first game whose refreshed mask has no legal action, else -1."""
     s, k, mask, rewards, work = borrowed((s, k, mask, rewards, work))
+    stuck = -1
     for i in range(games.shape[0]):
         g = games[i]
         if s.phase[g] == GAME_OVER:
@@ -78,26 +84,28 @@ def step_loop(s, k, games, actions, refresh, mask, stale, rewards, done, truncat
         step_game(s, k, g, actions[i], rewards[g], work)
         done[g] = s.phase[g] == GAME_OVER
         truncated[g] = not done[g] and max_steps > 0 and s.steps[g] >= max_steps
-        if refresh:
-            legal_row(s, k, g, mask[g], work)
+        if refresh and not legal_row(s, k, g, mask[g], work) and stuck < 0:
+            stuck = g
         stale[g] = not refresh
+    return stuck
 
 
 @njit(cache=True, nogil=True)
 def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, max_steps, out):
     """Apply ``actions[i]`` in every game ``games[i]`` of ``ref`` not over; returns -1, or the first ``i`` whose
     action is illegal (``check``: then nothing is applied). ``refresh``: recompute the stepped games' masks at once;
-    ``out [count, obs_dim]`` (or no rows): then game ``games[i]`` as its seat to act sees it (the AEC env's step)."""
+    ``out [count, obs_dim]`` (or no rows): then game ``games[i]`` as its seat to act sees it (the AEC env's step).
+    A game ``g`` left without a legal action returns ``-2 - g`` (after the step)."""
     s, k, work, mask, stale = unpack(ref)
     count = games.shape[0]
     if check:
         bad = first_illegal(s, k, games, actions, mask, stale, work)
         if bad < count:
             return bad
-    step_loop(s, k, games, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work)
+    stuck = step_loop(s, k, games, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work)
     if out.shape[0] > 0:
         observe_loop(s, k, games, np.full(count, -1), out)
-    return -1
+    return -1 if stuck < 0 else -2 - stuck
 
 
 @inline

@@ -15,16 +15,17 @@ from ..state import DJ_BLOCKED, DJ_POWER, DJ_SLOT, DJ_USED, DRAW_PHASE, PLAY_PHA
 from .jit import inline, kernel
 from .spec import DJ_OFF, GROUP4_OFF, OUT_DISCARD_REQUIRED
 from .table import dj_fours, dj_meld_pattern
-from .turns import hand_total
+from .turns import hand_total, out_of_turn_call
 
 WILD, DOUBLED, SPLITS = 0, 1, 2  # indices of actions.POWERS
 
 
 @inline
-def dj_ready(s, g, power):
+def dj_ready(s, k, g, power):
     """The seat to act is the dealer, on their own turn, and may still use ``power`` this hand (a "Rummy!" call is
-    out of turn, as are the windows, whose masks never offer the dealer's joker)."""
-    ready = s.dj[g, DJ_USED] == 0 and s.dj[g, DJ_BLOCKED] == 0 and not s.called[g]
+    out of turn until the called card is placed, the whole call under ``last_discard``; the windows' masks never
+    offer the dealer's joker)."""
+    ready = s.dj[g, DJ_USED] == 0 and s.dj[g, DJ_BLOCKED] == 0 and not out_of_turn_call(s, k, g)
     return ready and s.current[g] == s.dealer[g] and s.dj[g, DJ_POWER] == power
 
 
@@ -121,7 +122,7 @@ def dj_columns(s, k, g, allowed):
     allowed[k.placements :] = False
     if s.phase[g] != DRAW_PHASE and s.phase[g] != PLAY_PHASE:
         return
-    if dj_ready(s, g, WILD):
+    if dj_ready(s, k, g, WILD):
         wild_mask(s, k, g, allowed, np.int64(DJ_OFF))
-    elif dj_ready(s, g, DOUBLED):
+    elif dj_ready(s, k, g, DOUBLED):
         doubled_columns(k, allowed, allowed, DJ_OFF + k.offsets[DOUBLE] - k.offsets[DJ_MELD])

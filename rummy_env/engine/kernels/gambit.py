@@ -19,8 +19,7 @@ from .dealer import DOUBLED, SPLITS, WILD, dj_ready, doubled_columns, melding_tu
 from .jit import inline, kernel
 from .search import play_mask_core
 from .seats import seat_after
-from .spec import LAST_DISCARD
-from .turns import hand_total, remove_card, split_pile
+from .turns import hand_total, out_of_turn_call, remove_card, split_pile
 
 BLOCKED_JOKERS = 2  # the dealer's joker and the blocker's leave play
 
@@ -78,7 +77,7 @@ def block_ok(s, k, g):
     if seat == s.dealer[g] or s.dj[g, DJ_POWER] < 0 or s.dj[g, DJ_USED] or s.dj[g, DJ_BLOCKED]:
         return False
     hand = s.hand[g, seat]
-    if hand[JOKER] == 0 or s.obliged[g] >= 0 or (k.rummy_calls == LAST_DISCARD and s.called[g]):
+    if hand[JOKER] == 0 or s.obliged[g] >= 0 or out_of_turn_call(s, k, g):
         return False
     if k.minimum > 0 and melding_turn(s, k, g) and not s.opened[g, seat]:
         return False
@@ -90,9 +89,9 @@ def block_ok(s, k, g):
 @kernel
 def gambit_play_mask(s, k, g, row, work):
     """The play phase's Dealer's Gambit moves: the dealer's joker (wild, double) and ``block``."""
-    if dj_ready(s, g, WILD):
+    if dj_ready(s, k, g, WILD):
         wild_mask(s, k, g, row, k.offsets[DJ_MELD])
-    elif dj_ready(s, g, DOUBLED):
+    elif dj_ready(s, k, g, DOUBLED):
         double_mask(s, k, g, row, work)
     row[k.offsets[BLOCK]] = block_ok(s, k, g)
 
@@ -100,5 +99,5 @@ def gambit_play_mask(s, k, g, row, work):
 @kernel
 def gambit_draw_mask(s, k, g, row, work):
     """The draw phase's ``split D`` (power split)."""
-    if dj_ready(s, g, SPLITS):
+    if dj_ready(s, k, g, SPLITS):
         split_mask(s, k, g, row, work)

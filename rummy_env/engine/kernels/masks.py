@@ -55,7 +55,7 @@ from .search import (
     write_placements,
 )
 from .spec import CORE_PLACEMENTS, LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT_UNPLAYABLE
-from .turns import hand_total
+from .turns import hand_total, out_of_turn_call
 from .windows import lay_off_mask, out_of_turn_mask
 
 FAR = 10_000  # depth of a card that is nowhere at hand
@@ -204,7 +204,7 @@ def draw_mask(s, k, g, row, work):
         return
     meld_ok = np.zeros(size, dtype=np.bool_)
     lay_ok = np.zeros(size, dtype=np.bool_)
-    pile_melds(s, k, g, hand, k.dealers_joker and dj_ready(s, g, WILD), meld_ok, lay_ok)
+    pile_melds(s, k, g, hand, k.dealers_joker and dj_ready(s, k, g, WILD), meld_ok, lay_ok)
     start = k.offsets[TAKE]
     for d in range(size):  # take_requires_new_meld binds a top-only take only with take_top_requires_meld
         meld, lay = meld_ok[d], lay_ok[d] and not (k.requires_new_meld and (d > 0 or k.top_requires_meld))
@@ -221,20 +221,32 @@ def draw_mask(s, k, g, row, work):
         masks, hopes, cursor, base = work
         row[start] = out_search(s, g, seat, start, k, s, masks, hopes, cursor, base)
     elif obliges and row[start] and hand[top] > 0:
-        row[start] = leaves_moves(s, k, g, seat, start, row, work)
+        row[start] = leaves_moves(s, k, g, seat, start, work)
 
 
 @kernel
-def leaves_moves(s, k, g, seat, root, row, work):
-    """Whether ``seat`` has a placement after first move ``root`` (a take that obliges its card's meld, where
-    every meld of it may leave only copies of the taken card, which may not be discarded)."""
+def leaves_moves(s, k, g, seat, root, work):
+    """Whether ``seat`` has a placement after first move ``root``, a move that obliges a card's meld (a take
+    whose every meld may leave only copies of the taken card, which may not be discarded; a "Rummy!" call, whose
+    called card may fit the pile's cards above it but not the caller's hand): the one "can this turn still be
+    finished" test of both."""
     masks, hopes, cursor, base = work
     start_node(s, g, seat, root, k, s, base)
-    after = np.zeros_like(row)
+    after = np.zeros(k.num_actions, dtype=np.bool_)
     play_mask(s, k, base, after, (masks, hopes, cursor, base + 1))
     if k.dealers_joker:
         gambit_play_mask(s, k, base, after, (masks, hopes, cursor, base + 1))
     return after.any()
+
+
+@kernel
+def call_ok(s, k, g, seat, depth, work):
+    """Whether ``seat`` may call "Rummy!" at pile ``depth``, one open to a call (``callable_depths``): the call
+    leaves a placement of the called card, reaching ``first_meld_minimum`` for a seat that has not opened."""
+    root = k.offsets[RUMMY] + depth
+    if not leaves_moves(s, k, g, seat, root, work):
+        return False
+    return k.minimum == 0 or s.opened[g, seat] or reaches_minimum(s, k, g, seat, root, work)
 
 
 @inline
@@ -276,7 +288,7 @@ def discard_mask(s, k, g, row):
     seat = s.current[g]
     hand = s.hand[g, seat]
     start = k.offsets[DISCARD]
-    blocked = s.obliged[g] >= 0 or (k.rummy_calls == LAST_DISCARD and s.called[g])
+    blocked = s.obliged[g] >= 0 or out_of_turn_call(s, k, g)
     if k.minimum > 0 and melding_turn(s, k, g) and not s.opened[g, seat]:
         blocked = True
     total = 0
@@ -292,12 +304,12 @@ def discard_mask(s, k, g, row):
 
 
 @inline
-def rummy_mask(s, k, g, row):
-    """A "Rummy!" window: call at a depth, or pass."""
+def rummy_mask(s, k, g, row, work):
+    """A "Rummy!" window: call at a depth open to calls where the call leaves the seat a move, or pass."""
     start = k.offsets[RUMMY]
     depths = s.rummy_depths[g]
     for d in range(depths.shape[0]):
-        row[start + d] = depths[d]
+        row[start + d] = depths[d] and call_ok(s, k, g, s.current[g], d, work)
     row[k.offsets[PASS]] = True
 
 
@@ -328,8 +340,6 @@ def restrict_openings(s, k, g, row, work):
         first, stop = k.offsets[TAKE] + (0 if top_obliges(s, k, g) else 1), k.offsets[MELD]
     elif phase == PLAY_PHASE:
         first, stop = k.offsets[MELD], k.offsets[DISCARD]
-    elif phase == RUMMY_PHASE:
-        first, stop = k.offsets[RUMMY], k.offsets[PASS]
     else:
         return
     for a in range(first, stop):
@@ -344,7 +354,7 @@ def restrict_openings(s, k, g, row, work):
         for a in range(k.offsets[MELD_RUN4], k.offsets[MELD_RUN4] + NUM_RUN_PATTERNS):
             if row[a]:
                 row[a] = reaches_minimum(s, k, g, seat, a, work)
-    if k.dealers_joker and phase != RUMMY_PHASE:
+    if k.dealers_joker:
         first, stop = (
             (k.offsets[SPLIT], k.offsets[SPLIT + 1]) if phase == DRAW_PHASE else (k.offsets[DJ_MELD], k.offsets[SPLIT])
         )
@@ -355,7 +365,8 @@ def restrict_openings(s, k, g, row, work):
 
 @kernel
 def legal_row(s, k, g, row, work):
-    """Write the legal actions of the seat to act in game ``g`` into ``row`` (all False once over)."""
+    """Write the legal actions of the seat to act in game ``g`` into ``row`` (all False once over); False where a
+    game not over is left without a legal action (an engine bug the callers report)."""
     row[:] = False
     phase = s.phase[g]
     if phase == DRAW_PHASE:
@@ -367,7 +378,7 @@ def legal_row(s, k, g, row, work):
         if k.dealers_joker:
             gambit_play_mask(s, k, g, row, work)
     elif phase == RUMMY_PHASE:
-        rummy_mask(s, k, g, row)
+        rummy_mask(s, k, g, row, work)
     elif phase == OPENING_PHASE:
         opening_mask(s, k, g, row)
     elif phase == OUT_OF_TURN_PHASE:
@@ -380,3 +391,4 @@ def legal_row(s, k, g, row, work):
         restrict_openings(s, k, g, row, work)
     if phase == PLAY_PHASE:
         discard_mask(s, k, g, row)
+    return phase == GAME_OVER or row.any()

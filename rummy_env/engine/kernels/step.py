@@ -20,7 +20,7 @@ from ..state import (
 )
 from .gambit import block_dj, name_power
 from .jit import inline, kernel
-from .masks import callable_depths, reaches_minimum
+from .masks import call_ok, callable_depths
 from .search import place
 from .seats import seat_after, side_of, side_or_seat
 from .spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
@@ -115,13 +115,11 @@ def open_rummy_window(s, k, g, work):
     asked = 0
     for j in range(1, players):
         seat = seat_after(k, discarder, j)
-        can = any_depth
-        if can and k.minimum > 0 and not s.opened[g, seat]:
-            can = False
-            for d in range(depths.shape[0]):
-                if depths[d] and reaches_minimum(s, k, g, seat, k.offsets[RUMMY] + d, work):
-                    can = True
-                    break
+        can = False
+        for d in range(depths.shape[0] if any_depth else 0):
+            if depths[d] and call_ok(s, k, g, seat, d, work):
+                can = True
+                break
         if can:
             queue[asked] = seat
             asked += 1

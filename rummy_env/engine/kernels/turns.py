@@ -13,6 +13,7 @@ from ...cards import NUM_KINDS
 from ..state import DJ_NONE, DJ_USED, DRAW_PHASE, NOBODY, OUT_OF_PLAY, PLAY_PHASE
 from .jit import inline, kernel
 from .seats import seat_after
+from .spec import LAST_DISCARD
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -259,6 +260,13 @@ def call_rummy(s, g, depth):
     s.obliged[g] = card
     s.obliged_new[g] = False
     s.called[g] = True
+
+
+@inline
+def out_of_turn_call(s, k, g):
+    """Whether the seat to act is a "Rummy!" caller acting out of turn: under ``last_discard`` the whole call,
+    under ``pile`` only the placing of the called card (the rest of that turn is the caller's own turn)."""
+    return s.called[g] and (k.rummy_calls == LAST_DISCARD or s.obliged[g] >= 0)
 
 
 @inline
