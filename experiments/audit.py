@@ -27,6 +27,7 @@ from agents.audit import Audit, kind_table
 from agents.registry import agent_kind
 from agents.search import SearchAgent
 from experiments.cli import Number, check_numbers, hands_bar, hydra_app, logger
+from experiments.rules_config import rules_from_config
 from experiments.evaluate import markdown_table, schedule, text_table
 from rummy_env import Rules
 
@@ -59,7 +60,7 @@ def judge_spec(cfg: DictConfig) -> str:
 def check_options(cfg: DictConfig) -> Rules:
     """The options read before the games start, checked (a ``ValueError`` naming the option); returns the rules."""
     check_numbers(cfg, NUMBERS)
-    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    rules = rules_from_config(cfg)
     opponents = cfg.others
     if isinstance(opponents, str) or not opponents:
         raise ValueError(f"others={opponents}: give a list of agents, e.g. others=[strategic]")

@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 from tqdm import tqdm
 
 from agents.arena import Progress
+from experiments import rules_config  # noqa: F401 (stores the Rules presets in Hydra's ConfigStore)
 
 ERROR_EXIT = 2
 DEBUG_KEY = "debug"
@@ -163,8 +164,19 @@ def _choices(names: Sequence[str], given: str) -> str:
 
 
 def group_options(group: str, folders: Sequence[Path] = ()) -> list[str]:
-    """The options of a config group of ``configs/`` and ``folders`` (``env`` -> ``boathouse``, ``default``, ...)."""
-    return sorted({p.stem for folder in (CONFIGS, *folders) for p in (folder / group).glob("*.yaml")})
+    """The options of a config group of ``configs/``, ``folders`` and the ConfigStore (``env`` -> ``boathouse``,
+    ``default``, ... : ``experiments.rules_config`` stores the ``Rules`` presets)."""
+    from hydra.core.config_store import ConfigStore
+
+    stored = {name.removesuffix(".yaml") for name in ConfigStore.instance().list(group)} if _stored(group) else set()
+    return sorted(stored | {p.stem for folder in (CONFIGS, *folders) for p in (folder / group).glob("*.yaml")})
+
+
+def _stored(group: str) -> bool:
+    """Whether the ConfigStore holds the config group ``group``."""
+    from hydra.core.config_store import ConfigStore
+
+    return group in ConfigStore.instance().repo
 
 
 def _search_folders(parsed: Sequence[Any]) -> list[Path] | None:
@@ -218,7 +230,11 @@ def check_overrides(
     searchpath = [o.input_line for o in parsed if o.key_or_group == SEARCHPATH]
     ours = [o for o in parsed if not o.key_or_group.startswith("hydra")]
     values = {id(o): list(o.sweep_string_iterator()) if o.is_sweep_override() else [None] for o in ours}
-    groups = [o for o in ours if any((folder / o.key_or_group).is_dir() for folder in (CONFIGS, *folders))]
+    groups = [
+        o
+        for o in ours
+        if _stored(o.key_or_group) or any((folder / o.key_or_group).is_dir() for folder in (CONFIGS, *folders))
+    ]
     for o in groups:
         options = group_options(o.key_or_group, folders)
         for value in values[id(o)] if o.is_sweep_override() else [o.value()]:

@@ -37,6 +37,7 @@ from agents.distill import CloneStats, Demonstrations, clone, collect
 from agents.registry import agent_kind
 from agents.selfplay import TrainVecEnv
 from experiments.cli import LOG_NAME, Number, check_numbers, counter, hands_bar, hydra_app, logger
+from experiments.rules_config import rules_from_config
 from experiments.train import build_model, check_device, evaluate, latest_path
 from rummy_env import Rules
 
@@ -64,7 +65,7 @@ def check_options(cfg: DictConfig) -> Rules:
     """The options read before the work starts, checked (a ``ValueError`` naming the option); returns the rules."""
     check_numbers(cfg, NUMBERS)
     check_device(str(cfg.distill.device))
-    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    rules = rules_from_config(cfg)
     names = [] if cfg.teacher.data else [cfg.teacher.name, *(cfg.teacher.opponents or {})]
     for name in [*names, *cfg.eval.opponents]:  # a misspelt agent fails now, not after the work
         agent_kind(str(name))

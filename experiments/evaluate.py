@@ -25,6 +25,7 @@ from omegaconf import DictConfig, OmegaConf
 from agents import GameResults, make_agent, play_games, wilson_interval
 from agents.registry import agent_kind
 from experiments.cli import Number, check_numbers, hands_bar, hydra_app, logger
+from experiments.rules_config import rules_from_config
 from rummy_env.records import RecordWriter
 from rummy_env.rules import Rules, side_of
 
@@ -211,11 +212,8 @@ def side_stats(results: GameResults, names: Sequence[str], lineup: Sequence[str]
 
 
 def tournament_rules(cfg: dict[str, Any]) -> Rules:
-    """The ``rules`` of a config over its ``env`` preset (``env=dealers_gambit``: configs/env/), if any: the
-    preset's fields, then every ``rules`` field set to something other than its default."""
-    preset = dict((cfg.get("env") or {}).get("rules") or {})
-    defaults = Rules().to_dict()
-    return Rules.from_dict({**preset, **{k: v for k, v in cfg["rules"].items() if v != defaults.get(k)}})
+    """The rules of the tournament: its ``env`` preset, if any, then each ``rules.<field>`` set."""
+    return rules_from_config(cfg)
 
 
 def agent_specs(cfg: Mapping[str, Any]) -> list[str]:

@@ -4,7 +4,7 @@ Options are in ``configs/play.yaml`` (``--help`` lists them): ``players``,
 ``seat`` (yours; ``null`` to watch), ``agents`` (who plays the other seats:
 agent names or MaskablePPO ``.zip`` paths, cycled over them), ``hint`` (an agent whose move is
 shown at each of your decisions), ``seed``, ``record`` (a JSON-lines game record
-to write), ``symbols``, ``reveal``, ``env`` (a rules preset of ``configs/env/``)
+to write), ``symbols``, ``reveal``, ``env`` (a rules preset: ``Rules.preset`` names and ``configs/env/``)
 and ``rules.<field>`` (any ``Rules`` field, over the preset). A mistake in them
 prints one ``error: ...`` line (``debug=true``: the traceback).
 
@@ -26,6 +26,7 @@ import numpy as np
 from agents.base import Agent
 from agents.human import HumanAgent, HumanQuit
 from experiments.cli import Number, check_numbers, debugging, hydra_app, report
+from experiments.rules_config import rules_from_config
 from rummy_env.actions import PASS, RUMMY, TAKE
 from rummy_env.cards import card_text, counts_to_cards
 from rummy_env.engine import Engine
@@ -40,15 +41,6 @@ NUMBERS = {
     "max_steps": Number(int, 1, optional=True),
     "delay": Number(float, 0, optional=True),
 }
-
-
-def build_rules(players: int | None, rules: dict[str, Any] | None, preset: dict[str, Any] | None = None) -> Rules:
-    """``Rules`` from a preset's fields, then the non-null ``rules`` overrides, then ``players`` when set."""
-    fields = dict(preset or {})
-    fields.update({k: v for k, v in (rules or {}).items() if v is not None})
-    if players is not None:
-        fields["players"] = players
-    return Rules.from_dict(fields)
 
 
 def seat_agents(
@@ -251,8 +243,7 @@ def run(cfg: Any, stdin: TextIO | None = None, stdout: TextIO | None = None) -> 
     try:
         if isinstance(cfg, dict):
             check_numbers(cfg, {k: v for k, v in NUMBERS.items() if k in cfg})
-        preset = (get("env", None) or {}).get("rules")
-        rules = build_rules(get("players", None), dict(get("rules", None) or {}), preset)
+        rules = rules_from_config(cfg, get("players", None))
         seat = get("seat", 0)
         humans = [] if seat is None else ([int(seat)] if isinstance(seat, (int, str)) else [int(x) for x in seat])
         seed = get("seed", None)
@@ -319,7 +310,7 @@ def check_options(cfg: Any) -> None:
     from agents.registry import agent_kind
 
     check_numbers(cfg, {k: v for k, v in NUMBERS.items() if k in cfg})
-    build_rules(cfg.get("players"), dict(cfg.get("rules") or {}), (cfg.get("env") or {}).get("rules"))
+    rules_from_config(cfg, cfg.get("players"))
     for name in [*agent_names(cfg.get("agents")), *([str(cfg.hint)] if cfg.get("hint") else [])]:
         agent_kind(name)
 

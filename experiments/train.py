@@ -55,6 +55,7 @@ from agents.pile_view import pile_top_kwargs
 from agents.registry import agent_kind
 from agents.selfplay import OpponentPool, TrainVecEnv
 from experiments.cli import CONFIGS, LOG_NAME, Number, Ticker, check_numbers, hands_bar, hydra_app, logger, on_terminal
+from experiments.rules_config import rules_from_config
 from rummy_env import Rules
 from rummy_env.rules import side_of
 from rummy_env.vector import OPPONENT_DRAWS
@@ -408,7 +409,7 @@ def check_options(cfg: DictConfig) -> Rules:
     """Every option a run reads before it starts, checked (a ``ValueError`` naming the option); returns the rules."""
     check_numbers(cfg, NUMBERS)
     check_device(str(cfg.train.device))
-    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    rules = rules_from_config(cfg)
     for opponent in [*cfg.eval.opponents, *(cfg.opponents.get("heuristics") or {})]:  # misspelt: fails now
         agent_kind(str(opponent))
     if cfg.opponents.draw not in OPPONENT_DRAWS:

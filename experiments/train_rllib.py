@@ -51,6 +51,7 @@ from agents.rllib_agent import (
     save_rules,
 )
 from experiments.cli import Number, check_numbers, hydra_app
+from experiments.rules_config import rules_from_config
 from rummy_env import Rules
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -224,7 +225,7 @@ def final_evaluation(cfg: DictConfig, checkpoint: Path, out: Path, it: int, step
 def check_options(cfg: DictConfig) -> Rules:
     """The options read before training starts, checked (a ``ValueError`` naming the option); returns the rules."""
     check_numbers(cfg, NUMBERS)
-    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    rules = rules_from_config(cfg)
     for name in [*cfg.train.opponents, *cfg.eval.opponents]:
         agent_kind(str(name))
     return rules

@@ -55,7 +55,7 @@ def tiny_config(*overrides: str) -> dict:
 
 
 def test_config_rules_are_the_defaults():
-    assert Rules.from_dict(tiny_config()["rules"]) == Rules()
+    assert tournament_rules(tiny_config()) == Rules()
 
 
 def test_env_presets_set_the_rules_under_the_overrides():

@@ -8,12 +8,13 @@ import pytest
 from omegaconf import OmegaConf
 
 from agents import make_agent
+from experiments.cli import group_options
 from experiments.train import check_options
 from rummy_env import Rules
 
 from .conftest import CONFIGS, compose_train
 
-ENVS = sorted(p.stem for p in (CONFIGS / "env").glob("*.yaml"))
+ENVS = group_options("env")
 ALGOS = sorted(p.stem for p in (CONFIGS / "algo").glob("*.yaml"))
 OPPONENTS = sorted(p.stem for p in (CONFIGS / "opponents").glob("*.yaml"))
 
@@ -36,7 +37,7 @@ def test_env_presets_compose_to_valid_rules(env):
 
 def test_env_preset_values():
     wiki = compose_train(["env=wikipedia"]).env.rules
-    assert wiki.take_requires_new_meld and wiki.take_top_requires_meld
+    assert Rules.from_dict(OmegaConf.to_container(wiki)) == Rules.preset("wikipedia")
     assert compose_train(["env=five_ten_fifteen"]).env.rules.card_values == "5-10-15"
     assert compose_train(["env=no_jokers"]).env.rules.jokers_per_deck == 0
     assert Rules.from_dict(OmegaConf.to_container(compose_train(["env=six_players"]).env.rules)).num_decks == 2
