@@ -279,6 +279,45 @@ def check_overrides(
                 check(OmegaConf.create(OmegaConf.to_container(cfg)))
 
 
+def app_groups(app: str) -> list[str]:
+    """The config groups ``configs/<app>.yaml`` takes, through its defaults list (``evaluate_search`` takes
+    ``evaluate``'s); Hydra's own groups and ``rules`` (the fields themselves, listed apart) left out."""
+    from omegaconf import OmegaConf
+
+    groups: list[str] = []
+    for entry in OmegaConf.to_container(OmegaConf.load(CONFIGS / f"{app}.yaml")).get("defaults", []):
+        if isinstance(entry, str) and entry != "_self_" and (CONFIGS / f"{entry}.yaml").is_file():
+            groups += app_groups(entry)
+        elif isinstance(entry, dict):
+            group = next(iter(entry)).lstrip("/")
+            if not group.startswith(("override", "hydra")) and group != "rules":
+                groups.append(group.split("@")[0])
+    return groups
+
+
+def app_help(app: str, overrides: Sequence[str] = ()) -> str:
+    """``--help`` of an app: its own config groups with their options, the ``Rules`` fields, its config."""
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from experiments.rules_config import rules_fields
+
+    lines = [f"python -m experiments.{app} [group=option ...] [key=value ...]", "", "== Configuration groups =="]
+    lines += [f"{group}: {', '.join(group_options(group))}" for group in app_groups(app)]
+    lines += ["", "== Rules ==", "rules.<field>=value, any rummy_env.Rules field (docs/rules.md, All the switches):"]
+    lines += ["  " + ", ".join(rules_fields()), "", "== Config ==", "Override anything in the config (foo.bar=value)"]
+    with initialize_config_dir(str(CONFIGS), version_base="1.3", job_name=app):
+        cfg = compose(app, overrides=list(overrides))
+    return "\n".join(lines) + "\n\n" + OmegaConf.to_yaml({k: v for k, v in cfg.items() if k != "hydra"})
+
+
+def _own_help(app: str) -> bool:
+    """Whether ``configs/<app>.yaml`` writes its own ``--help`` (a ``hydra.help.template``)."""
+    from omegaconf import OmegaConf
+
+    return OmegaConf.select(OmegaConf.load(CONFIGS / f"{app}.yaml"), "hydra.help.template") is not None
+
+
 def _debug_asked(args: Sequence[str]) -> bool:
     return any(re.fullmatch(r"\+*debug=(true|True|yes|1)", a) for a in args)
 
@@ -303,6 +342,9 @@ def hydra_app(
             args = [alias(a, aliases or {}) for a in sys.argv[1:]]
             typed = dict(zip(args, sys.argv[1:], strict=True))
             sys.argv[1:] = args
+            if any(a in ("-h", "--help") for a in args) and not _own_help(app):
+                print(app_help(app, [a for a in args if not a.startswith("-")]))
+                return
             if not any(a.split("=")[0] in HYDRA_FLAGS for a in args):
                 try:
                     overrides = [a for a in args if not a.startswith("-")]

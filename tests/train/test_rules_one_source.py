@@ -7,7 +7,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
-from experiments.cli import check_overrides, group_options
+from experiments.cli import app_help, check_overrides, group_options
 from experiments.rules_config import rules_fields, rules_from_config
 from rummy_env import Rules
 from rummy_env.rules import PRESETS
@@ -73,3 +73,12 @@ def test_a_misspelt_field_is_named():
         check_overrides("evaluate", "evaluate", ["rules.meld_out_of_turm=true"])
     with pytest.raises(ValueError, match="no field 'playrs'|playrs"):
         rules_from_config({"rules": {"playrs": 3}})
+
+
+def test_help_lists_the_apps_own_groups_and_every_rules_field():
+    """``python -m experiments.train --help`` names train's groups (not train_rllib's ``rllib``) and each field."""
+    text = app_help("train")
+    groups = text.split("== Configuration groups ==")[1].split("==")[0]
+    assert "env:" in groups and "algo:" in groups and "rllib" not in groups and "rules:" not in groups
+    assert "rllib:" in app_help("train_rllib").split("== Rules ==")[0]
+    assert all(field in text.split("== Rules ==")[1] for field in rules_fields())
