@@ -94,6 +94,12 @@ KIND_NAMES = (
     "block",
 )
 NUM_KIND_TYPES = len(KIND_NAMES)
+# The move categories, named once: what puts a new meld down, what lays cards off, what begins a turn.
+MELD_KINDS = (MELD, MELD_RUN4, MELD_GROUP4, MELD_JOKERS, DJ_MELD, DOUBLE)
+LAYOFF_KINDS = (LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP, LAYOFF_JOKER, DJ_LAYOFF)
+PLACEMENT_KINDS = MELD_KINDS + LAYOFF_KINDS
+PILE_KINDS = (TAKE, RUMMY, SPLIT)  # moves that take from the discard pile (``split``: the one card at the depth)
+TURN_START_KINDS = (DRAW, STOP, SKIP, *PILE_KINDS)
 
 
 @dataclass(frozen=True)

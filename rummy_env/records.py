@@ -56,14 +56,21 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .actions import DISCARD, JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_RUN, MELD, MELD_RUN4, RUMMY, TAKE
-from .actions import DRAW as DRAW_KIND
+from .actions import (
+    DISCARD,
+    DJ_TEXT,
+    LAYOFF_KINDS,
+    MELD_KINDS,
+    PILE_KINDS,
+    PLACEMENT_KINDS,
+    RUMMY,
+    SPLIT,
+    TURN_START_KINDS,
+)
 from .actions import PASS as PASS_KIND
-from .actions import STOP as STOP_KIND
-from .cards import card_str
+from .cards import JOKER, card_str
 from .engine import Engine
-from .engine.state import GAME_OVER, PHASE_NAMES
-from .melds import NUM_GROUP_PATTERNS
+from .engine.state import GAME_OVER, LAY_OFF_PHASE, PHASE_NAMES
 from .rules import Rules
 from .scenario import load_scenario, state_dict
 
@@ -92,7 +99,7 @@ DECISION_COLUMNS = (
     "depth",  # take/rummy depth (-1 otherwise)
     "n_taken",  # cards taken from the pile (take/rummy), else 0
     "points",  # points this action melded/laid off for the actor
-    "jokers",  # jokers the action places on the table (a meld's missing cards, a joker lay-off)
+    "jokers",  # jokers the action puts on the table: from the hand (a meld's missing cards, a lay-off) and the dealer's joker
     "discard_points",  # value of the discarded card (0 for other actions)
     "hand_size",  # cards in the actor's hand before the action
     "stock",  # stock size before the action
@@ -573,6 +580,21 @@ def _final_check(spec: GameSpec, engine: Engine, g: int, rec: GameRecord, check:
 
 
 # --------------------------------------------------------------------------- the decisions table
+def _moved_cards(s: Any, g: int, kind: int, depth: int, text: str) -> tuple[list[str], str]:
+    """The cards a move moves and its main card: the pile cards taken (the deepest first), a meld's cards as the
+    action names them (``DJ`` the dealer's joker), the card laid off or discarded."""
+    words = text.split()
+    if kind in PILE_KINDS:
+        size = int(s.pile_len[g])
+        taken = [card_str(c) for c in s.pile[g, size - 1 - depth : size]]
+        return (taken[:1] if kind == SPLIT else taken), taken[0]
+    if kind in MELD_KINDS:
+        return [w for w in words[1:] if w != "double"], ""
+    if kind in LAYOFF_KINDS or kind == DISCARD:
+        return words[1:2], words[1]
+    return [], ""
+
+
 def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
     """One row per decision of every game in ``source`` (paths, records or lines), as a ``pandas.DataFrame``.
 
@@ -605,40 +627,16 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
         fresh = games[last_hand[games] != hand_no]
         turn[fresh] = 0
         last_hand[games] = hand_no
-        starts = np.isin(kind, (DRAW_KIND, STOP_KIND, TAKE, RUMMY))
+        starts = np.isin(kind, TURN_START_KINDS)
         turn[games[starts], seat[starts]] += 1
-        is_meld = np.isin(kind, (MELD, MELD_RUN4))
-        pattern = np.where(kind == MELD_RUN4, NUM_GROUP_PATTERNS + arg, np.where(is_meld, arg, 0))
-        trio = table.cards[pattern].astype(np.int64)  # [n, 3], [n, 4] under min_run 4 (-1 padded)
-        lacking = ((np.take_along_axis(hand, np.maximum(trio, 0), axis=1) == 0) & (trio >= 0)).sum(axis=1)
-        jokers = np.where(is_meld, lacking, np.isin(kind, (JOKER_RUN, JOKER_GROUP)).astype(np.int64))
         values = table.values.astype(np.int64)
         is_discard = kind == DISCARD
         discard_points = np.where(is_discard, values[np.where(is_discard, arg, 0)], 0)
-        taking = np.isin(kind, (TAKE, RUMMY))
+        taking = np.isin(kind, PILE_KINDS)
+        depth = np.where(kind == SPLIT, arg + 1, arg)  # ``split D`` is arg D - 1
         texts = [strings[a] for a in actions.tolist()]
-        cards, card = [], []
-        for row, (g, text) in enumerate(zip(games.tolist(), texts, strict=True)):
-            k = kind[row]
-            if taking[row]:
-                size = int(s.pile_len[g])
-                taken = [card_str(c) for c in s.pile[g, size - 1 - arg[row] : size]]
-                cards.append(" ".join(taken))
-                card.append(taken[0])
-            elif k in (MELD, MELD_RUN4):
-                cards.append(text[5:])
-                card.append("")
-            elif k in (LAYOFF_RUN, LAYOFF_GROUP, DISCARD):
-                word = text.split()[1]
-                cards.append(word)
-                card.append(word)
-            elif k in (JOKER_RUN, JOKER_GROUP):
-                cards.append("JK")
-                card.append("JK")
-            else:
-                cards.append("")
-                card.append("")
-        placing = np.isin(kind, (MELD, MELD_RUN4, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP))
+        moved = [_moved_cards(s, g, k, d, text) for g, k, d, text in zip(games.tolist(), kind, depth, texts)]
+        placing = np.isin(kind, PLACEMENT_KINDS)
         pending.update(
             games=games,
             seat=seat,
@@ -657,11 +655,10 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
                 "phase": np.asarray(PHASE_NAMES, dtype=object)[s.phase[games].astype(np.int64)],
                 "action": texts,
                 "type": [t.split(" ", 1)[0] for t in texts],
-                "cards": cards,
-                "card": card,
-                "depth": np.where(taking, arg, -1),
-                "n_taken": np.where(taking, arg + 1, 0),
-                "jokers": jokers,
+                "cards": [" ".join(cards) for cards, _ in moved],
+                "card": [main for _, main in moved],
+                "depth": np.where(taking, depth, -1),
+                "n_taken": np.where(taking, np.where(kind == SPLIT, 1, depth + 1), 0),
                 "discard_points": discard_points,
                 "hand_size": hand.sum(axis=1),
                 "stock": s.stock_len[games].astype(np.int64),
@@ -673,6 +670,9 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
                 "obliged": placing & (s.obliged[games] >= 0),
                 "_placing": placing,
             },
+            jokers_held=hand[:, JOKER].copy(),
+            dealers_joker=np.array([DJ_TEXT in cards for cards, _ in moved], dtype=np.int64),
+            window=s.phase[games] == LAY_OFF_PHASE,
         )
 
     def after(engine: Engine, games: np.ndarray, actions: np.ndarray, result: Any, group: list[GameRecord]) -> None:
@@ -682,6 +682,9 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
         now = s.melded_points[games, seat].astype(np.int64) - pending["melded"]
         out = s.hand_scores[games, seat].astype(np.int64) - pending["melded"]  # went out: nothing left in hand
         placing = cols.pop("_placing")
+        held = pending["jokers_held"]
+        left = np.where(ended, np.where(pending["window"], held - (cols["card"] == "JK"), 0), s.hand[games, seat, JOKER])
+        cols["jokers"] = np.where(placing, held - left + pending["dealers_joker"], 0)
         cols["points"] = np.where(ended, np.where(placing & s.has_hand_scores[games], out, 0), now)
         cols["hand_end"] = ended
         cols["went_out"] = ended & (s.went_out[games] == seat)

@@ -104,7 +104,7 @@ def test_rules_keys_mean_the_same_in_train_as_in_evaluate_and_play():
     assert alias("eval.rules=1", {"rules.": "env.rules."}) == "eval.rules=1"
     seen = []
     check_overrides("train", "train", ["env.rules.players=4", "env=wikipedia"], check=seen.append)
-    assert seen[0].env.rules.players == 4 and seen[0].env.rules.take_top_requires_meld
+    assert seen[0].env.rules.players == 4 and seen[0].env.rules.take_requires_new_meld
     seen.clear()
     check_overrides("train", "train", ["train.seed=0,1,2"], check=seen.append)  # every job of a sweep is checked
     assert [cfg.train.seed for cfg in seen] == [0, 1, 2]

@@ -286,3 +286,37 @@ def test_variants_replay(rules, tmp_path):
     replay(records[0])
     df = load_decisions(records)
     assert len(df) == sum(len(r.moves) for r in records)
+
+
+def _gambit_record(power: str, actions: list[str], hand: list[str], game_id: int = 0) -> GameRecord:
+    """A Dealer's Gambit position: player_0 deals, named ``power``, and plays ``actions``."""
+    rules = Rules(players=2, dealers_joker=True)
+    other = ["JK", "KC"] if "JK" not in hand else ["QD", "KC"]
+    stock = [r + s for s in "CDHS" for r in "A23456789TJQK" if r + s not in (*hand, *other)]
+    scenario = {
+        "hands": [hand, other],
+        "stock": stock,
+        "dealer": 0,
+        "current_player": 0,
+        "phase": "play",
+        "dealers_joker": {"power": power, "used": False, "blocked": False},
+    }
+    return record_scenario(scenario, actions, rules, game_id)
+
+
+def test_decisions_describe_the_dealers_joker_and_every_placement():
+    """A Dealer's Gambit meld (``meld 9C 9D DJ``, ``meld 9C 9D 9S double``) has its cards and jokers in the
+    decisions table like any meld; ``double`` is not a card and the dealer's joker counts as a joker placed."""
+    wild = _gambit_record("wild", ["meld 9C 9D DJ", "discard 2H"], ["9C", "9D", "9S", "2H"])
+    double = _gambit_record("double", ["meld 9C 9D 9S double", "discard 2H"], ["9C", "9D", "9S", "2H"], 1)
+    df = load_decisions([wild, double])
+    melds = df[df["type"] == "meld"].set_index("game")
+    assert melds.loc[0, "cards"] == "9C 9D DJ" and melds.loc[0, "jokers"] == 1 and melds.loc[0, "points"] == 18
+    assert melds.loc[1, "cards"] == "9C 9D 9S" and melds.loc[1, "jokers"] == 0 and melds.loc[1, "points"] == 54
+
+
+def test_decisions_count_the_jokers_a_meld_takes_from_the_hand():
+    """``meld AC AD DJ`` holding ``AC JK``: the hand's joker plays AD, the dealer's joker the third ace."""
+    record = _gambit_record("wild", ["meld AC AD DJ", "discard 2H"], ["AC", "JK", "5S", "2H"])
+    meld = load_decisions(record).iloc[0]
+    assert meld["cards"] == "AC AD DJ" and meld["jokers"] == 2
