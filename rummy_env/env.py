@@ -62,6 +62,7 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self.reveal = bool(reveal)
         self.engine = Engine(self.rules, num_games=1, seed=0, max_steps=max_steps)
+        self._deals: np.random.Generator | None = None  # the seeds of later unseeded resets, once a seed is given
         self.spec = self.engine.spec
         self.possible_agents = [f"player_{i}" for i in range(self.rules.players)]
         self.agents = self.possible_agents[:]
@@ -131,11 +132,16 @@ class raw_env(AECEnv, EzPickle):
         self._position_changed()
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game (from ``seed``), or start from ``options["scenario"]``."""
+        """Deal a new game (from ``seed``), or start from ``options["scenario"]``. As in Gymnasium and PettingZoo, a
+        seed also seeds the deals of the later ``reset()`` calls without one (seed once, then reset: the same
+        games); before any seed they come from fresh OS entropy."""
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
+            source = self._deals if self._deals is not None else np.random.default_rng()
+            seed = int(source.integers(0, 2**63, dtype=np.uint64))
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        else:
+            self._deals = np.random.default_rng(int(seed))
         scenario = (options or {}).get("scenario")
         position = None if scenario is None else load_scenario(self.spec, scenario, int(seed))
         self.engine.reset(seeds=[int(seed)])

@@ -55,9 +55,10 @@ class RummyGymEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """Deal a new game (reproducibly from ``seed``) and play the opponents up to the learner's turn."""
+        first = self._np_random is None
         super().reset(seed=seed)
-        if seed is not None:
-            self.vec.seed(seed)
+        if seed is not None or first:  # unseeded: each env its own deals (Gymnasium's np_random, from OS entropy)
+            self.vec.seed(int(seed) if seed is not None else int(self.np_random.integers(0, 2**31)))
         return self.vec.reset()[0], {"seat": int(self.vec.learner[0])}
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
