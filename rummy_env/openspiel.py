@@ -52,7 +52,7 @@ def _parameters() -> dict[str, Any]:
 
 
 _PARAMETERS = _parameters()
-_GAME_TYPE = pyspiel.GameType(
+_TYPE_FIELDS = dict(
     short_name=SHORT_NAME,
     long_name="Python 500 Rummy (rummy-env)",
     dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
@@ -68,6 +68,27 @@ _GAME_TYPE = pyspiel.GameType(
     provides_observation_tensor=True,
     parameter_specification=_PARAMETERS,
 )
+_GAME_TYPE = pyspiel.GameType(**_TYPE_FIELDS)  # registered; each game's own type says how its rewards come
+
+
+def game_type(rules: Rules) -> pyspiel.GameType:
+    """The game type of ``rules``: rewards only at the end (``TERMINAL``, what ``MCTSBot`` needs) unless a game
+    of several hands rewards each hand's score (``reward="score"``)."""
+    terminal = rules.reward == "win" or rules.episode == "hand"
+    model = pyspiel.GameType.RewardModel.TERMINAL if terminal else pyspiel.GameType.RewardModel.REWARDS
+    return pyspiel.GameType(**{**_TYPE_FIELDS, "reward_model": model})
+
+
+def _load_game(params: dict[str, Any], rng_state: dict[str, Any]) -> RummyGame:
+    """A pickled game: built from its parameters, its deal sequence where it was."""
+    game = RummyGame(params)
+    game._rng.bit_generator.state = rng_state
+    return game
+
+
+def _load_state(game: RummyGame, text: str) -> RummyState:
+    """A pickled state: its game, then its serialization played again."""
+    return game.deserialize_state(text)
 
 
 def game_rules(params: dict[str, Any]) -> Rules:
@@ -95,6 +116,7 @@ class RummyGame(pyspiel.Game):
         self.engine = Engine(self.rules, num_games=1, seed=0)
         self.holder: _Position | None = None  # the position playing in the engine's game 0 now
         self.scratch = Engine(self.rules, num_games=1, seed=0)  # observes new games without dealing them there
+        self._params = dict(params)
         self._rng = np.random.default_rng(int(params["rng_seed"]))
         win = self.rules.reward == "win"
         info = pyspiel.GameInfo(
@@ -106,7 +128,11 @@ class RummyGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=self.max_steps,
         )
-        super().__init__(_GAME_TYPE, info, params)
+        super().__init__(game_type(self.rules), info, params)
+
+    def __reduce__(self) -> tuple:
+        """Pickle as the parameters and the deal sequence's place (Ray and multiprocessing workers)."""
+        return _load_game, (self._params, self._rng.bit_generator.state)
 
     def new_initial_state(self) -> RummyState:
         """A new game, dealt from the next seed of the game's sequence."""
@@ -288,6 +314,10 @@ class RummyState(pyspiel.State):
     def position(self) -> dict[str, Any]:
         """The position as a ``state_dict()`` (it loads into ``rummy_env.env`` like any scenario)."""
         return state_dict(self._game().engine.spec, self._pos.view(), 0)
+
+    def __reduce__(self) -> tuple:
+        """Pickle (and ``copy.deepcopy``) as the game and ``serialize``."""
+        return _load_state, (self.get_game(), self.serialize())
 
     def serialize(self) -> str:
         """JSON: the start position (the deal, or a resampled one) with the returns then, and the actions since."""

@@ -117,3 +117,35 @@ def test_deals_repeat_from_rng_seed():
     games = [pyspiel.load_game(SHORT_NAME, {"rng_seed": seed}) for seed in (3, 3, 4)]
     first = [[str(g.new_initial_state()) for _ in range(3)] for g in games]
     assert first[0] == first[1] and first[0] != first[2] and len(set(first[0])) == 3
+
+
+def test_games_and_states_pickle_and_deepcopy():
+    """Ray and multiprocessing users pickle the game and its states; the game's deal sequence travels too."""
+    import copy
+    import pickle
+
+    game = pyspiel.load_game(SHORT_NAME, SHORT)
+    game.new_initial_state()
+    twin = pickle.loads(pickle.dumps(game))
+    assert str(twin.new_initial_state()) == str(game.new_initial_state()), "the next deal is the same"
+    state = game.new_initial_state()
+    for _ in range(5):
+        state.apply_action(state.legal_actions()[-1])
+    for other in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+        assert other.history() == state.history() and str(other) == str(state)
+        assert other.information_state_string(0) == state.information_state_string(0)
+
+
+@pytest.mark.parametrize("params", [{}, {"episode": "hand"}, {"reward": "score", "episode": "hand"}])
+def test_mcts_bot_plays_where_every_reward_comes_at_the_end(params):
+    """OpenSpiel's ``MCTSBot`` needs terminal rewards: ``reward="win"`` or one hand per game declares them."""
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game(SHORT_NAME, {**SHORT, **params})
+    assert game.get_type().reward_model == pyspiel.GameType.RewardModel.TERMINAL
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    bot = mcts.MCTSBot(game, 2.0, 4, evaluator, random_state=np.random.RandomState(0))
+    state = game.new_initial_state()
+    assert bot.step(state) in state.legal_actions()
+    scored = pyspiel.load_game(SHORT_NAME, {"reward": "score", "episode": "game"})
+    assert scored.get_type().reward_model == pyspiel.GameType.RewardModel.REWARDS
