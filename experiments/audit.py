@@ -20,15 +20,15 @@ from typing import Any
 
 import pandas as pd
 from hydra.core.hydra_config import HydraConfig
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from agents import make_agent, play_games
 from agents.audit import Audit, kind_table
 from agents.registry import agent_kind
 from agents.search import SearchAgent
 from experiments.cli import Number, check_numbers, hands_bar, hydra_app, logger
-from experiments.rules_config import rules_from_config
 from experiments.evaluate import markdown_table, schedule, text_table
+from experiments.rules_config import rules_from_config
 from rummy_env import Rules
 
 log = logger("audit")

@@ -99,7 +99,7 @@ DECISION_COLUMNS = (
     "depth",  # take/rummy depth (-1 otherwise)
     "n_taken",  # cards taken from the pile (take/rummy), else 0
     "points",  # points this action melded/laid off for the actor
-    "jokers",  # jokers the action puts on the table: from the hand (a meld's missing cards, a lay-off) and the dealer's joker
+    "jokers",  # jokers the action puts down: the hand's (a meld's missing cards, a lay-off) and the dealer's joker
     "discard_points",  # value of the discarded card (0 for other actions)
     "hand_size",  # cards in the actor's hand before the action
     "stock",  # stock size before the action
@@ -635,7 +635,9 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
         taking = np.isin(kind, PILE_KINDS)
         depth = np.where(kind == SPLIT, arg + 1, arg)  # ``split D`` is arg D - 1
         texts = [strings[a] for a in actions.tolist()]
-        moved = [_moved_cards(s, g, k, d, text) for g, k, d, text in zip(games.tolist(), kind, depth, texts)]
+        moved = [
+            _moved_cards(s, g, k, d, text) for g, k, d, text in zip(games.tolist(), kind, depth, texts, strict=True)
+        ]
         placing = np.isin(kind, PLACEMENT_KINDS)
         pending.update(
             games=games,
@@ -683,7 +685,9 @@ def load_decisions(source: Any, check: bool = True) -> pd.DataFrame:
         out = s.hand_scores[games, seat].astype(np.int64) - pending["melded"]  # went out: nothing left in hand
         placing = cols.pop("_placing")
         held = pending["jokers_held"]
-        left = np.where(ended, np.where(pending["window"], held - (cols["card"] == "JK"), 0), s.hand[games, seat, JOKER])
+        left = np.where(
+            ended, np.where(pending["window"], held - (cols["card"] == "JK"), 0), s.hand[games, seat, JOKER]
+        )
         cols["jokers"] = np.where(placing, held - left + pending["dealers_joker"], 0)
         cols["points"] = np.where(ended, np.where(placing & s.has_hand_scores[games], out, 0), now)
         cols["hand_end"] = ended

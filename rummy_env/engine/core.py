@@ -143,6 +143,7 @@ class Engine:
         self._mask = np.zeros((self.num_games, self.num_actions), dtype=bool)
         self._mask_view = self._mask.view()
         self._mask_view.flags.writeable = False
+        self._loaded = np.zeros(self.num_games, dtype=bool)  # loaded positions (scenarios) not stepped since
         self._stale = np.ones(self.num_games, dtype=bool)
         self._all = np.arange(self.num_games)
         self._to_act = np.full(self.num_games, -1, dtype=np.int64)
@@ -194,6 +195,7 @@ class Engine:
         self._episodes[idx] += np.uint64(1)
         batch.reset_games(self._kstate, self._kspec, idx, chosen)
         self._stale[idx] = True
+        self._loaded[idx] = False
 
     def seed_state(self) -> dict[str, Any]:
         """The engine's seed sequence (base seed and per-game episode counts), to checkpoint a run."""
@@ -212,6 +214,7 @@ class Engine:
         idx = self.game_indices(games)
         self.state.put(idx, state)
         self._stale[idx] = True
+        self._loaded[idx] = True
 
     def game_indices(self, games: Sequence[int] | np.ndarray | None) -> np.ndarray:
         """``games`` as checked ``int64`` engine indices (``None``: every game)."""
@@ -316,6 +319,7 @@ class Engine:
             found = _in_threads(_step_serial, chunks)
         if found[0] >= 0:
             self._refuse(int(games[found[0]]), int(chosen[found[0]]))
+        self._loaded[games] = False
         self._report_stuck([-2 - code for code in found if code <= -2])
 
     def _fill_masks(self, games: np.ndarray) -> None:
@@ -327,9 +331,11 @@ class Engine:
         self._report_stuck([g for g in stuck if g >= 0])
 
     def _report_stuck(self, games: list[int]) -> None:
-        """Raise ``NoLegalActionError`` for the first of ``games``, games left without a legal action."""
-        if games:
-            raise NoLegalActionError(self.spec, self.state, int(games[0]))
+        """Raise ``NoLegalActionError`` for the first of ``games`` the engine itself moved into a position without a
+        legal action (a position loaded as it is, e.g. a scenario's, is the loader's to judge)."""
+        reached = [g for g in games if not self._loaded[g]]
+        if reached:
+            raise NoLegalActionError(self.spec, self.state, int(reached[0]))
 
     def _first_illegal(self, games: np.ndarray, chosen: np.ndarray) -> int:
         """The first ``i`` whose action is illegal in game ``games[i]`` (not over), else -1."""

@@ -25,9 +25,9 @@ def test_kernel_calls_leave_reference_counts_alone(monkeypatch):
     def in_threads(run, chunks):
         def noted(*chunk):
             threads.add(threading.current_thread().name)
-            run(*chunk)
+            return run(*chunk)
 
-        serial_in_threads(noted, chunks)
+        return serial_in_threads(noted, chunks)
 
     serial_in_threads = core._in_threads
     monkeypatch.setattr(core, "_in_threads", in_threads)

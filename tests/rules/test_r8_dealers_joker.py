@@ -366,8 +366,8 @@ def test_block_conditions():
     hands = [["2S", "KC"], ["JK", "3C", "4D"]]
     g = gstart(hands, dj=WILD, current_player=1)
     assert "block" not in g.legal()  # before the draw
-    g = gstart(hands, dj=WILD, current_player=1, extra={"phase": "play", "obliged": "JK"})
-    assert "block" not in g.legal()  # an obligation is pending
+    g = gstart([["2S", "KC"], ["JK", "3C", "4C"]], dj=WILD, current_player=1, extra={"phase": "play", "obliged": "JK"})
+    assert "block" not in g.legal() and g.legal()  # an obligation is pending
     g = gstart([["2S", "KC"], ["5C", "3C", "4D"]], dj=WILD, current_player=1, extra={"phase": "play"})
     assert "block" not in g.legal()  # no joker
     g = gstart([["JK", "KC"], ["5C", "3C"]], dj=WILD, current_player=0, extra={"phase": "play"})
@@ -644,8 +644,16 @@ def test_the_dealers_power_after_placing_a_pile_call():
 def test_no_dealers_power_after_a_last_discard_call():
     """§8.8: under rummy_calls "last_discard" the caller acts out of turn: the placement ends the call, with no
     power before it or after."""
-    g = gstart(AFTER_A_CALL, ["QC"], [RUN_6_8S], DOUBLE, current_player=0, dealer=1, rummy_calls="last_discard",
-               extra={"phase": "play", "melded_points": [21, 0]})
+    g = gstart(
+        AFTER_A_CALL,
+        ["QC"],
+        [RUN_6_8S],
+        DOUBLE,
+        current_player=0,
+        dealer=1,
+        rummy_calls="last_discard",
+        extra={"phase": "play", "melded_points": [21, 0]},
+    )
     g.play("p0:discard 9S", "p1:rummy 0")
     assert not gambit_actions(g)
     g.play("p1:layoff 9S run")

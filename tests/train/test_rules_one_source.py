@@ -71,7 +71,7 @@ def test_every_preset_is_an_env_option():
 def test_a_misspelt_field_is_named():
     with pytest.raises(ValueError, match="did you mean 'meld_out_of_turn'"):
         check_overrides("evaluate", "evaluate", ["rules.meld_out_of_turm=true"])
-    with pytest.raises(ValueError, match="no field 'playrs'|playrs"):
+    with pytest.raises(ValueError, match="playrs"):
         rules_from_config({"rules": {"playrs": 3}})
 
 
