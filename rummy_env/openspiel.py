@@ -40,6 +40,7 @@ from .scenario import load_scenario, state_dict
 SHORT_NAME = "python_500_rummy"
 _NONE_AS_ZERO = ("decks", "hand_size", "deals")  # Rules fields whose None is written 0 as a pyspiel parameter
 _DEFAULT_MAX_STEPS = 3000
+RANDOM_SEED = -1  # OpenSpiel's convention: ``rng_seed=-1`` deals from fresh OS entropy (a reloaded game deals anew)
 
 
 def _parameters() -> dict[str, Any]:
@@ -117,7 +118,8 @@ class RummyGame(pyspiel.Game):
         self.holder: _Position | None = None  # the position playing in the engine's game 0 now
         self.scratch = Engine(self.rules, num_games=1, seed=0)  # observes new games without dealing them there
         self._params = dict(params)
-        self._rng = np.random.default_rng(int(params["rng_seed"]))
+        seed = int(params["rng_seed"])
+        self._rng = np.random.default_rng(None if seed == RANDOM_SEED else seed)
         win = self.rules.reward == "win"
         info = pyspiel.GameInfo(
             num_distinct_actions=self.engine.num_actions,

@@ -149,3 +149,9 @@ def test_mcts_bot_plays_where_every_reward_comes_at_the_end(params):
     assert bot.step(state) in state.legal_actions()
     scored = pyspiel.load_game(SHORT_NAME, {"reward": "score", "episode": "game"})
     assert scored.get_type().reward_model == pyspiel.GameType.RewardModel.REWARDS
+
+
+def test_rng_seed_minus_one_deals_from_fresh_entropy():
+    """OpenSpiel's convention: ``rng_seed=-1`` is a random seed, so a game reloaded by name deals new games."""
+    deals = {str(pyspiel.load_game(SHORT_NAME, {"rng_seed": -1}).new_initial_state()) for _ in range(3)}
+    assert len(deals) == 3
