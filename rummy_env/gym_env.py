@@ -26,7 +26,7 @@ class RummyGymEnv(gymnasium.Env):
     After the episode ends the next game is already dealt (masks and rendering show it); call ``reset()``.
     """
 
-    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 - overrides gymnasium.Env.metadata
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 - overrides gymnasium.Env.metadata
 
     def __init__(
         self,
