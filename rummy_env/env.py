@@ -288,7 +288,13 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 def env(
-    rules: Rules | dict | None = None, render_mode: str | None = None, preset: str | None = None, **rule_overrides: Any
+    rules: Rules | dict | None = None,
+    render_mode: str | None = None,
+    preset: str | None = None,
+    max_steps: int | None = None,
+    **rule_overrides: Any,
 ) -> AECEnv:
-    """The wrapped AEC environment (PettingZoo's order enforcing wrapper on ``raw_env``); ``preset`` names a bundle."""
-    return OrderEnforcing(raw_env(rules=rules, render_mode=render_mode, preset=preset, **rule_overrides))
+    """The wrapped AEC environment (PettingZoo's order enforcing wrapper on ``raw_env``); ``preset`` names a bundle,
+    ``max_steps`` truncates a game after that many actions."""
+    wrapped = raw_env(rules=rules, render_mode=render_mode, preset=preset, max_steps=max_steps, **rule_overrides)
+    return OrderEnforcing(wrapped)
