@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from rummy_env import Engine, Rules
-from rummy_env.engine.core import NoLegalActionError
+from rummy_env.engine import NoLegalActionError
 from rummy_env.rules import PRESETS
 from rummy_env.scenario import state_dict
 
