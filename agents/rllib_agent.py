@@ -1,8 +1,7 @@
-"""Ray RLlib pieces: the PettingZoo env for RLlib, a masked PPO RLModule, fixed heuristic modules and an agent.
+"""Ray RLlib pieces: a masked PPO RLModule, fixed heuristic modules and an agent (the env: ``rllib_env``).
 
-``RummyRLlibEnv`` is RLlib's ``PettingZooEnv`` over ``rummy_env.raw_env`` (reseeded per episode from one
-seed) that can add, for every observation, the action a heuristic would play there (``hint_<k>``);
-``HintModule`` plays that action, so greedy or strategic seats are ordinary fixed RLlib policies.
+``HintModule`` plays the action a heuristic would play, which ``rllib_env.RummyRLlibEnv`` writes into each
+observation (``hint_<k>``), so greedy or strategic seats are ordinary fixed RLlib policies.
 ``MaskedPPOModule`` is RLlib's default PPO module on the ``observation`` entry with the logits of
 illegal actions pushed to the float minimum, as in RLlib's action-masking example. ``RLlibAgent`` plays
 a trained module (or a checkpoint: ``make_agent("rllib:<dir>")``) on the batched engine.
@@ -22,11 +21,10 @@ from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPP
 from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
-from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from rummy_env.engine import Engine
-from rummy_env.env import OBS_BOUND, raw_env
+from rummy_env.env import OBS_BOUND
 from rummy_env.rules import Rules
 
 from .base import Agent
@@ -37,59 +35,6 @@ OBS_KEY, MASK_KEY = "observation", "action_mask"
 RLLIB_PREFIX = "rllib:"
 CHECKPOINT_MARKER = "rllib_checkpoint.json"  # written by RLlib in every checkpoint folder
 RULES_FILE = "rummy_rules.json"  # written by experiments.train_rllib beside it: the table it was trained for
-
-
-def hint_key(k: int) -> str:
-    """The observation entry holding the action of the ``k``-th hinting heuristic."""
-    return f"hint_{k}"
-
-
-class RummyRLlibEnv(PettingZooEnv):
-    """``PettingZooEnv(raw_env(...))`` with per-episode seeds drawn from the first seed and optional heuristic hints.
-
-    ``config``: ``rules`` (a ``Rules`` dict), ``max_steps`` (truncation), ``hints`` (agent names for
-    ``make_agent``; observation entry ``hint_<k>`` is what the ``k``-th would play), ``seed``.
-    """
-
-    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
-        from .registry import make_agent
-
-        config = dict(config or {})
-        rules = Rules.from_dict(dict(config.get("rules") or {}))
-        seed = int(config.get("seed", 0))
-        self.hints = [make_agent(str(name), rules, seed=seed + k) for k, name in enumerate(config.get("hints") or [])]
-        super().__init__(raw_env(rules, max_steps=config.get("max_steps")))
-        self.rng = np.random.default_rng(seed)
-        n = self.env.engine.num_actions
-        extra = {hint_key(k): spaces.Box(0, n - 1, shape=(1,), dtype=np.int64) for k in range(len(self.hints))}
-        plain = {a: cast(spaces.Dict, self.env.observation_space(a)) for a in self.env.possible_agents}
-        hinted: dict[str, spaces.Space] = {a: spaces.Dict({**space.spaces, **extra}) for a, space in plain.items()}
-        self.observation_spaces = {a: space for a, space in hinted.items()}  # noqa: C416  (typed by the base class)
-        self.observation_space = spaces.Dict(hinted)
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        """Deal a new game; a ``seed`` restarts the stream of deal seeds."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-        obs, infos = super().reset(seed=int(self.rng.integers(2**63)), options=options)
-        return self._hinted(obs), infos
-
-    def step(self, action: dict) -> tuple[dict, dict, dict, dict, dict]:  # type: ignore[override]
-        """Play the acting agent's action; observations gain the heuristics' hints."""
-        obs, rewards, terminated, truncated, infos = super().step(action)
-        return self._hinted(obs), rewards, terminated, truncated, infos
-
-    def _hinted(self, obs: dict) -> dict:
-        if not self.hints:
-            return obs
-        engine = self.env.engine
-        for agent_obs in obs.values():
-            mask = agent_obs[MASK_KEY].astype(bool)[None]
-            legal = mask.any()
-            for k, hint in enumerate(self.hints):
-                action = hint.act(engine, np.zeros(1, np.int64), agent_obs[OBS_KEY][None], mask)[0] if legal else 0
-                agent_obs[hint_key(k)] = np.array([action], dtype=np.int64)
-        return obs
 
 
 def split_mask(batch: dict) -> tuple[Any, dict]:

@@ -121,7 +121,7 @@ def sb3_row(games: int, seconds: float) -> dict:
     from omegaconf import OmegaConf
 
     from agents.selfplay import TrainVecEnv
-    from experiments.train import build_model
+    from experiments.ppo import build_model
     from rummy_env import Rules
 
     GlobalHydra.instance().clear()

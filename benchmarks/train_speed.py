@@ -134,7 +134,7 @@ def bench_train(name: str, overrides: list[str], seconds: float, threads: int = 
     from omegaconf import OmegaConf
 
     from agents.selfplay import TrainVecEnv
-    from experiments.train import build_model
+    from experiments.ppo import build_model
     from rummy_env import Rules
 
     GlobalHydra.instance().clear()

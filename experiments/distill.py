@@ -37,8 +37,8 @@ from agents.distill import CloneStats, Demonstrations, clone, collect
 from agents.registry import agent_kind
 from agents.selfplay import TrainVecEnv
 from experiments.cli import LOG_NAME, Number, check_numbers, counter, hands_bar, hydra_app, logger
+from experiments.ppo import build_model, check_device, evaluate, latest_path
 from experiments.rules_config import rules_from_config
-from experiments.train import build_model, check_device, evaluate, latest_path
 from rummy_env import Rules
 
 log = logger("distill")

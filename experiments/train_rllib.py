@@ -46,10 +46,9 @@ from agents.rllib_agent import (
     HintModule,
     MaskedPPOModule,
     RLlibAgent,
-    RummyRLlibEnv,
-    hint_key,
     save_rules,
 )
+from agents.rllib_env import RummyRLlibEnv, hint_key
 from experiments.cli import Number, check_numbers, hydra_app
 from experiments.rules_config import rules_from_config
 from rummy_env import Rules

@@ -7,7 +7,8 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from experiments.train import check_device, train
+from experiments.ppo import check_device
+from experiments.train import train
 from tests.train.conftest import TINY, compose_train
 
 

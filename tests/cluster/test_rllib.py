@@ -21,7 +21,8 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from agents import GreedyAgent, make_agent, play_games
-from agents.rllib_agent import LEARNER, MaskedPPOModule, RLlibAgent, RummyRLlibEnv, saved_rules
+from agents.rllib_agent import LEARNER, MaskedPPOModule, RLlibAgent, saved_rules
+from agents.rllib_env import RummyRLlibEnv
 from experiments.train_rllib import SeatMapping, train
 from rummy_env import Rules
 

@@ -13,7 +13,8 @@ from sb3_contrib import MaskablePPO
 from agents import make_agent, play_games
 from agents.lean_ppo import LeanPPO, entropy, logits_and_values, masked_log_probs
 from agents.selfplay import TrainVecEnv
-from experiments.train import clone_config, model_class, train
+from experiments.ppo import model_class
+from experiments.train import clone_config, train
 from rummy_env import Rules
 
 from .conftest import CONFIGS, compose_train
@@ -128,7 +129,7 @@ def test_recipe_strong_runs_from_the_command_line(tmp_path):
 
 
 def test_a_team_learner_is_evaluated_on_both_seats_of_its_side(monkeypatch):
-    import experiments.train as app
+    import experiments.ppo as app
 
     rules = Rules.preset("persian")
     env = TrainVecEnv(2, rules.replace(reward="score"), ["greedy"], seed=0, team=True)

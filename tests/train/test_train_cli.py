@@ -10,7 +10,7 @@ import pytest
 
 from agents import make_agent
 from agents.checkpoints import table_id, table_label, trained_rules
-from experiments.train import latest_path
+from experiments.ppo import latest_path
 from rummy_env import Rules
 
 from .conftest import TINY

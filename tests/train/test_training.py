@@ -8,7 +8,8 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from agents import make_agent, play_games
-from experiments.train import LinearSchedule, train
+from experiments.ppo import LinearSchedule
+from experiments.train import train
 from rummy_env import Rules
 
 from .conftest import compose_train
