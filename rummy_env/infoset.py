@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from .cards import JOKER, NUM_KINDS
-from .engine.calls import mix64
+from .engine.calls import hand_hidden, mix64
 from .engine.core import Engine
 from .engine.spec import GameSpec
-from .engine.state import DJ_BLOCKED, DJ_POWER, DJ_USED, OUT_OF_PLAY, POWER_PHASE, State
+from .engine.state import DJ_BLOCKED, DJ_POWER, DJ_USED, OUT_OF_PLAY, State
 from .rules import Rules
 from .scenario import load_scenario, state_dict
 
@@ -54,7 +54,7 @@ def seen_hands(spec: GameSpec, s: State, games: np.ndarray, seats: Any = None) -
     the others' known cards."""
     rows, seat = np.arange(len(games)), _seats(s, games, seats)
     seen = s.known[games].astype(np.int64)
-    blind = (s.phase[games] == POWER_PHASE) & (s.dealer[games] == seat) if spec.rules.dealers_joker else False
+    blind = hand_hidden(spec, s, games, seat)
     seen[rows, seat] = np.where(np.asarray(blind)[..., None], 0, s.hand[games, seat])
     return seen
 

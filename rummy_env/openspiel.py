@@ -30,8 +30,9 @@ import numpy as np
 import pyspiel
 
 from .cards import card_str, counts_to_cards
+from .engine.calls import hand_hidden
 from .engine.core import Engine
-from .engine.state import GAME_OVER, POWER_PHASE, State
+from .engine.state import GAME_OVER, State
 from .infoset import sample_states
 from .render import render_table
 from .rules import PRESETS, Rules
@@ -237,7 +238,8 @@ class RummyState(pyspiel.State):
         """Log an action (or a deal) with the hands and the pile's top card after it."""
         s = self._pos.view()
         top = int(s.pile[0, s.pile_len[0] - 1]) if s.pile_len[0] else -1
-        blind = int(s.dealer[0]) if self._game().rules.dealers_joker and s.phase[0] == POWER_PHASE else -1
+        dealer = int(s.dealer[0])
+        blind = dealer if hand_hidden(self._game().engine.spec, s, 0, dealer) else -1
         self._log.append((actor, action, s.hand[0].tobytes(), top, blind))
 
     def _memory(self, player: int) -> str:

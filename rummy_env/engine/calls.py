@@ -12,10 +12,13 @@ in the batch; ``mix64`` is the same splitmix64 finaliser for numpy arrays.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..melds import SLOTS
 from .kernels import batch, turns
+from .kernels import observe as observing
 from .kernels.ref import kernel_spec_ref, kernel_state
 from .kernels.spec import kernel_spec
 from .spec import GameSpec
@@ -111,3 +114,8 @@ def meld_points(spec: GameSpec, s: State, game: int, meld: int) -> np.ndarray:
 def out_of_turn_call(spec: GameSpec, s: State, g: int) -> bool:
     """Whether game ``g``'s seat to act is a "Rummy!" caller acting out of turn (the kernels' own test)."""
     return bool(turns.out_of_turn_call.py_func(s, kernel_spec(spec), g))
+
+
+def hand_hidden(spec: GameSpec, s: State, games: Any, seats: Any) -> Any:
+    """Whether each seat does not see its own hand (the kernels' own test; ``games`` and ``seats`` ints or arrays)."""
+    return observing.hand_hidden.py_func(s, kernel_spec(spec), games, seats)

@@ -7,13 +7,20 @@ import numpy as np
 from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..observe import DEALERS_JOKER, VARIANT_PHASES
 from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, GAME_OVER, OUT_OF_PLAY, POWER_PHASE
-from .jit import kernel
+from .jit import inline, kernel
 from .seats import seat_after, side_of, turns_from
 
 PHASES = 4
 HALF = np.float32(0.5)
 HUNDREDTH = np.float32(0.01)
 THIRTEENTH = np.float32(1.0 / 13)
+
+
+@inline
+def hand_hidden(s, k, g, seat):
+    """Whether ``seat`` does not see its own hand in game ``g``: the dealer naming the dealer's joker's power, blind
+    (docs/rules.md §8.8). From Python (``engine.calls.hand_hidden``) it works elementwise on arrays of games."""
+    return k.dealers_joker & (s.phase[g] == POWER_PHASE) & (seat == s.dealer[g])
 
 
 @kernel
@@ -25,7 +32,7 @@ def observe_row(s, k, g, seat, out):
     out[:] = 0.0
     i = 0
     hand, known, placed = s.hand[g], s.known[g], s.placed[g]
-    hidden = k.dealers_joker and s.phase[g] == POWER_PHASE and seat == s.dealer[g]  # names the power blind
+    hidden = hand_hidden(s, k, g, seat)
     for c in range(NUM_KINDS):
         out[i + c] = 0.0 if hidden else np.float32(hand[seat, c]) * HALF
     i += NUM_KINDS
