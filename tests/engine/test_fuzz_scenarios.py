@@ -147,3 +147,25 @@ def test_a_mutated_rules_dict_is_refused_or_valid(key, odd):
             Rules.from_dict(data)
         return
     rummy_env.raw_env(rules=rules).reset(seed=0)
+
+
+def test_a_share_of_the_mutated_positions_still_loads():
+    """The fuzz above must reach both of its outcomes: seeded mutations of one key each are neither all refused
+    (the test would then check nothing after a load) nor all loaded (nothing refused)."""
+    rng = random.Random(2026)
+    loaded = refused = 0
+    for trial in range(60):
+        rules = rules_of(RULE_SETS[trial % len(RULE_SETS)])
+        env = played(rules, trial, rng.randint(0, 80))
+        sd = env.state_dict()
+        where = paths(sd) if rng.random() < 0.5 else [(key,) for key in sd]
+        how = rng.choice(["delete", "replace", "number", "duplicate", "card"])
+        mutate(sd, rng.choice(where), how, rng.choice(ODD_VALUES), rng)
+        try:
+            rummy_env.raw_env(rules=rules).reset(seed=0, options={"scenario": sd})
+        except ValueError:
+            refused += 1
+            continue
+        plays_on(rules, sd)
+        loaded += 1
+    assert loaded >= 6 and refused >= 6, f"{loaded} loaded, {refused} refused of 60"
