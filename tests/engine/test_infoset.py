@@ -138,3 +138,25 @@ def test_bad_input_is_refused():
     with pytest.raises(ValueError, match="Engine, an env or a position"):
         sample([1, 2, 3])
     assert unseen_counts(env.engine.spec, env.engine.state, np.array([0])).shape == (1, NUM_KINDS)
+
+
+def test_one_hand_hidden_test_agrees_with_the_observation():
+    """``engine.calls.hand_hidden`` (what infoset, OpenSpiel and the observation kernel ask) is true exactly where the
+    compiled observation shows a seat none of its own hand: the dealer in phase ``power``, for every seat and phase."""
+    from rummy_env.engine.calls import hand_hidden
+
+    engine = Engine(Rules.preset("dealers_gambit", players=3), num_games=8, seed=5)
+    rng = np.random.default_rng(0)
+    phases, blind = set(), 0
+    for _ in range(60):
+        s = engine.state
+        for seat in range(3):
+            own = engine.observe(seats=np.full(8, seat))[:, :NUM_KINDS]
+            hidden = np.asarray(hand_hidden(engine.spec, s, np.arange(8), seat))
+            holding = s.hand[:, seat].sum(axis=1) > 0
+            assert ((own.sum(axis=1) == 0) == hidden)[holding].all()
+            blind += int(hidden.sum())
+        phases |= set(s.phase.tolist())
+        mask = engine.legal_mask()
+        engine.step(np.argmax(rng.random(mask.shape) * mask, axis=1), auto_reset=True)
+    assert len(phases) >= 3 and blind >= 8  # every game starts in phase power
