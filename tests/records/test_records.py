@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from agents import GreedyAgent, RandomAgent, StrategicAgent
+import rummy_env
+from agents import GreedyAgent, RandomAgent, StrategicAgent, make_agent
 from rummy_env import Engine, Rules
 from rummy_env.records import (
     DECISION_COLUMNS,
@@ -320,3 +321,49 @@ def test_decisions_count_the_jokers_a_meld_takes_from_the_hand():
     record = _gambit_record("wild", ["meld AC AD DJ", "discard 2H"], ["AC", "JK", "5S", "2H"])
     meld = load_decisions(record).iloc[0]
     assert meld["cards"] == "AC AD DJ" and meld["jokers"] == 2
+
+
+def _table(sd: dict) -> tuple[int, int]:
+    """Cards on the table, and the jokers among them (the hand's ``JK=..`` and the dealer's ``DJ``)."""
+    cards = [c for meld in sd["melds"] for c in meld["cards"]]
+    return len(cards), sum(c.startswith(("JK", "DJ")) for c in cards)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules.preset("partnership", episode="hand"),
+        Rules.preset("persian", deals=1),
+        Rules.preset("dealers_gambit", episode="hand"),
+        Rules(min_run=4, four_of_a_kind_double=True, episode="hand"),
+        Rules(players=3, dealers_joker=True, episode="hand", hand_scoring="add_to_winner"),
+    ],
+    ids=["partnership", "persian", "dealers_gambit", "run4-fours", "gambit-add-to-winner"],
+)
+def test_decisions_of_every_placement_match_the_table(rules):
+    """Each placement row's ``cards``, ``jokers``, ``points`` and ``obliged`` against the engine's table before and
+    after the move (played again on the env), for recorded games of each preset (moves that end a hand left out)."""
+    writer = RecordWriter(None, rules)
+    play_recorded(rules, [make_agent("strategic", rules), make_agent("greedy", rules)], list(range(4)), writer)
+    records = writer.records
+    df = load_decisions(records)
+    checked = 0
+    for record in records:
+        env = rummy_env.raw_env(rules=rules)
+        env.reset(seed=int(record["header"]["start"].get("seed", 0)), options={"scenario": record["header"]["start"]})
+        rows = df[df["game"] == record.id].set_index("step")
+        for move in record["moves"]:
+            before = env.state_dict()
+            env.step(env.action_from_str(move["action"]))
+            after, row = env.state_dict(), rows.loc[move["step"]]
+            if row["type"] not in ("meld", "layoff") or row["hand_end"]:
+                continue
+            (n0, j0), (n1, j1) = _table(before), _table(after)
+            seat = move["seat"]
+            assert len(row["cards"].split()) == n1 - n0, (move, row["cards"])
+            assert row["jokers"] == j1 - j0, (move, row["jokers"])
+            if after["phase"] != "lay_off_after_out":
+                assert row["points"] == after["melded_points"][seat] - before["melded_points"][seat], move
+            assert row["obliged"] == (before["obliged"] is not None), move
+            checked += 1
+    assert checked > 20
