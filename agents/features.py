@@ -38,7 +38,7 @@ from rummy_env.cards import (
     card_kind,
 )
 from rummy_env.engine.calls import acting_hand
-from rummy_env.engine.kernels.ref import SpecRef, StateRef, kernel_spec_ref, kernel_state
+from rummy_env.engine.kernels.api import SpecRef, StateRef, kernel_spec_ref, kernel_state
 from rummy_env.engine.spec import GameSpec, game_spec
 from rummy_env.engine.state import State
 from rummy_env.melds import NUM_GROUP_PATTERNS, run_high_ok, run_low_ok

@@ -18,11 +18,15 @@ from numba import njit
 
 import rummy_env
 from rummy_env.cards import JOKER, NUM_KINDS
-from rummy_env.engine.kernels.jit import compiled_sources, drop_stale_cache
-from rummy_env.engine.kernels.masks import NOT_WILD, pile_melds
-from rummy_env.engine.kernels.spec import CALLS_OFF
-from rummy_env.engine.kernels.table import joker_fits
-from rummy_env.engine.kernels.turns import card_set
+from rummy_env.engine.kernels.api import (
+    CALLS_OFF,
+    NOT_WILD,
+    card_set,
+    compiled_sources,
+    drop_stale_cache,
+    joker_fits,
+    pile_melds,
+)
 
 from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS
 

@@ -33,7 +33,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from agents.features import plan_tables
 from rummy_env.cards import JOKER, NUM_KINDS
-from rummy_env.engine.kernels.observe import HALF, THIRTEENTH
+from rummy_env.engine.kernels.api import HALF, THIRTEENTH
 from rummy_env.engine.observe import rules_obs_layout
 from rummy_env.engine.spec import game_spec
 from rummy_env.melds import PATTERNS_PER_CARD, meld_table

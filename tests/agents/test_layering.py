@@ -44,3 +44,16 @@ def test_vector_env_imports_no_agents():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_agents_reach_the_kernels_only_through_their_declared_api():
+    """The agents compile against ``rummy_env.engine.kernels.api`` (its ``__all__``), never the engine's own modules."""
+    from rummy_env.engine.kernels import api
+
+    for path in sorted((ROOT / "agents").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rummy_env.engine.kernels"):
+                assert node.module == "rummy_env.engine.kernels.api", f"{path.name} imports {node.module}"
+                assert {alias.name for alias in node.names} <= set(api.__all__), path.name
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith("rummy_env.engine.kernels") for a in node.names), path.name

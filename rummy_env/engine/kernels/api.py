@@ -1,0 +1,36 @@
+"""The kernel helpers that code outside the engine may compile against (the agents' own kernels): each name here is
+kept working across engine changes; the rest of ``kernels`` is the engine's own (``tests/agents/test_layering.py``).
+
+- ``compiled_sources``, ``drop_stale_cache``: numba's on-disk cache of a module of kernels, kept in step with the
+  sources it compiles;
+- ``SpecRef``, ``StateRef``, ``kernel_spec_ref``, ``kernel_state``: the spec and the state as kernels take them;
+- ``pile_melds`` (``NOT_WILD``), ``joker_fits``, ``card_set``: what the pile, the table and a hand can meld;
+- ``CALLS_OFF``: ``rummy_calls="off"`` as the compiled spec writes it; ``HALF``, ``THIRTEENTH``: the
+  observation's scales.
+"""
+
+from __future__ import annotations
+
+from .jit import compiled_sources, drop_stale_cache
+from .masks import NOT_WILD, pile_melds
+from .observe import HALF, THIRTEENTH
+from .ref import SpecRef, StateRef, kernel_spec_ref, kernel_state
+from .spec import CALLS_OFF
+from .table import joker_fits
+from .turns import card_set
+
+__all__ = [
+    "CALLS_OFF",
+    "HALF",
+    "NOT_WILD",
+    "THIRTEENTH",
+    "SpecRef",
+    "StateRef",
+    "card_set",
+    "compiled_sources",
+    "drop_stale_cache",
+    "joker_fits",
+    "kernel_spec_ref",
+    "kernel_state",
+    "pile_melds",
+]
