@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -11,6 +13,8 @@ from ..actions import ActionLayout, layout_for
 from ..cards import deck_cards, deck_counts
 from ..melds import MeldTable, meld_table
 from ..rules import Rules
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,13 @@ class GameSpec:
     deck: np.ndarray  # int8 [K] every physical card, by kind
     counts: np.ndarray  # int8 [53] copies of each kind
     copies: int  # most copies of one kind
+    derived: dict[Callable[..., Any], Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def once(self, build: Callable[[GameSpec], T]) -> T:
+        """``build(self)``, computed on the first call only: how the kernels keep their compiled forms of the rules."""
+        if build not in self.derived:
+            self.derived[build] = build(self)
+        return self.derived[build]
 
     @property
     def players(self) -> int:
@@ -42,7 +53,7 @@ class GameSpec:
 
 @lru_cache(maxsize=64)
 def game_spec(rules: Rules) -> GameSpec:
-    """The spec of a rules configuration (cached)."""
+    """The spec of a rules configuration: the one cache keyed on ``Rules`` (every derived form hangs off it)."""
     counts = deck_counts(rules.num_decks, rules.jokers_per_deck)
     return GameSpec(
         rules=rules,

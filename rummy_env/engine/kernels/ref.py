@@ -13,7 +13,6 @@ object a constructor returns owns the structure and keeps what it holds alive (i
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from numba import njit, types
@@ -22,8 +21,7 @@ from numba.core.datamodel import default_manager, models
 from numba.experimental import structref
 from numba.extending import NativeValue, box, unbox
 
-from ...rules import Rules
-from ..spec import GameSpec, game_spec
+from ..spec import GameSpec
 from ..state import State
 from .arrays import StateArrays, as_arrays
 from .jit import borrowed, inline
@@ -154,13 +152,12 @@ def kernel_state(state: State) -> StateRef:
 
 
 def kernel_spec_ref(spec: GameSpec) -> SpecRef:
-    """The ``SpecRef`` of a spec's rules (cached per rules)."""
-    return _spec_ref_of(spec.rules)
+    """The ``SpecRef`` of a spec (built once per spec: ``GameSpec.once``)."""
+    return spec.once(_spec_ref_of)
 
 
-@lru_cache(maxsize=64)
-def _spec_ref_of(rules: Rules) -> SpecRef:
-    return spec_ref(kernel_spec(game_spec(rules)))
+def _spec_ref_of(spec: GameSpec) -> SpecRef:
+    return spec_ref(kernel_spec(spec))
 
 
 def engine_ref(state: StateRef, spec: SpecRef, work: tuple, mask: Any, stale: Any) -> EngineRef:

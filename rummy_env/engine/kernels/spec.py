@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -12,7 +11,7 @@ from ...cards import CARD_RANK, CARD_SUIT, JOKER, NUM_KINDS, NUM_NATURAL, NUM_RA
 from ...melds import NUM_PATTERNS
 from ...rules import Rules
 from ..observe import has_variant_phases
-from ..spec import GameSpec, game_spec
+from ..spec import GameSpec
 
 RUMMY_CALLS = ("pile", "last_discard", "off")
 GOING_OUT = ("any", "discard_required", "float", "float_unplayable_discard")
@@ -120,14 +119,12 @@ def _near(spec: GameSpec) -> np.ndarray:
 
 
 def kernel_spec(spec: GameSpec) -> KernelSpec:
-    """The kernel form of a spec (cached per rules)."""
-    return _kernel_spec(spec.rules)
+    """The kernel form of a spec (built once per spec: ``GameSpec.once``)."""
+    return spec.once(_kernel_spec)
 
 
-@lru_cache(maxsize=64)
-def _kernel_spec(rules: Rules) -> KernelSpec:
-    spec = game_spec(rules)
-    table, layout = spec.table, spec.layout
+def _kernel_spec(spec: GameSpec) -> KernelSpec:
+    rules, table, layout = spec.rules, spec.table, spec.layout
     i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
     return KernelSpec(
         players=rules.players,
@@ -185,7 +182,7 @@ def _kernel_spec(rules: Rules) -> KernelSpec:
         groups_only=rules.joker_mode == "groups_only",
         double4=rules.four_of_a_kind_double,
         placements=placements(rules),
-        columns=search_columns(rules),
+        columns=search_columns(spec),
         run4=rules.min_run == 4,
         add_to_winner=rules.hand_scoring == "add_to_winner",
         dealers_joker=rules.dealers_joker,
@@ -198,11 +195,11 @@ def placements(rules: Rules) -> int:
     return PLACEMENTS if rules.joker_mode == "groups_only" or rules.four_of_a_kind_double else CORE_PLACEMENTS
 
 
-def search_columns(rules: Rules) -> int:
+def search_columns(spec: GameSpec) -> int:
     """A turn search's move columns: the placements, then under ``dealers_joker`` its moves from ``DJ_OFF``."""
-    if not rules.dealers_joker:
-        return placements(rules)
-    layout = game_spec(rules).layout
+    if not spec.rules.dealers_joker:
+        return placements(spec.rules)
+    layout = spec.layout
     return DJ_OFF + layout.start(SPLIT) - layout.start(DJ_MELD)
 
 

@@ -27,7 +27,7 @@ class Work:
         self.arrays: StateArrays = as_arrays(full)
         columns: tuple[np.ndarray, ...] = tuple(self.arrays)
         self.state = State(*(array[:games] for array in columns))
-        width = search_columns(spec.rules)
+        width = search_columns(spec)
         self.masks = np.zeros((total, width), dtype=bool)
         self.hopes = np.zeros((total, width), dtype=bool)
         self.cursor = np.zeros(total, dtype=np.int64)
