@@ -19,8 +19,9 @@ import numpy as np
 from ..melds import SLOTS
 from .kernels import batch, turns
 from .kernels import observe as observing
-from .kernels.ref import kernel_spec_ref, kernel_state
+from .kernels.ref import engine_ref, kernel_spec_ref, kernel_state, state_ref
 from .kernels.spec import kernel_spec
+from .kernels.work import Work
 from .spec import GameSpec
 from .state import State
 
@@ -119,3 +120,25 @@ def out_of_turn_call(spec: GameSpec, s: State, g: int) -> bool:
 def hand_hidden(spec: GameSpec, s: State, games: Any, seats: Any) -> Any:
     """Whether each seat does not see its own hand (the kernels' own test; ``games`` and ``seats`` ints or arrays)."""
     return observing.hand_hidden.py_func(s, kernel_spec(spec), games, seats)
+
+
+def refusal(spec: GameSpec, s: State, g: int, action: int) -> int:
+    """Why the mask refuses ``action`` in game ``g`` (a ``kernels.reasons`` code; 0 when it offers it), asked of the
+    mask's own stages on a copy of the game."""
+    ref, _ = _one_game(spec, s, g)
+    return int(batch.refusal_game(ref, np.int64(0), np.int64(action)))
+
+
+def legal_row(spec: GameSpec, s: State, g: int) -> np.ndarray:
+    """``bool [A]`` the legal actions of game ``g`` (the mask, computed on a copy of the game)."""
+    ref, mask = _one_game(spec, s, g)
+    batch.masks_serial(ref, np.zeros(1, dtype=np.int64))
+    return mask[0]
+
+
+def _one_game(spec: GameSpec, s: State, g: int) -> tuple[Any, np.ndarray]:
+    """An ``EngineRef`` of a copy of game ``g`` (with its own scratch), and its mask."""
+    work = Work(spec, 1, threads=1)
+    work.state.put(np.zeros(1, dtype=np.int64), s.take(np.array([g])))
+    mask, stale = np.zeros((1, spec.layout.num_actions), dtype=bool), np.ones(1, dtype=bool)
+    return engine_ref(state_ref(work.arrays), kernel_spec_ref(spec), work.scratch(0), mask, stale), mask

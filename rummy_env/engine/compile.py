@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import Rules
-from .calls import begin_draw, callable_depths, pile_melds, push_pile, refresh_accepts, shuffled
+from .calls import begin_draw, callable_depths, legal_row, pile_melds, push_pile, refresh_accepts, refusal, shuffled
 from .core import PARALLEL_MIN, Engine
 from .state import empty_state
 
@@ -34,3 +34,5 @@ def warm() -> None:
     begin_draw(spec, s, idx, np.zeros(1, dtype=np.int64))
     pile_melds(spec, s, idx, s.hand[idx, 0])
     callable_depths(spec, s, idx)
+    refusal(spec, engine.state, 0, 0)
+    legal_row(spec, engine.state, 0)

@@ -10,6 +10,7 @@ from .jit import borrowed, inline
 from .masks import NOT_WILD, callable_depths, legal_row, pile_melds
 from .observe import observe_row
 from .ref import unpack
+from .refusals import refusal
 from .step import PLAYING, apply_action, end_hand, new_game
 from .table import refresh_accepts, slot_points
 from .turns import begin_draw, push_pile, shuffle_row
@@ -180,3 +181,10 @@ def callable_depths_games(s, k, games, out):
     s, k, out = borrowed((s, k, out))
     for i in range(games.shape[0]):
         callable_depths(s, k, games[i], out[i])
+
+
+@njit(cache=True)
+def refusal_game(ref, g, action):
+    """Why the mask refuses ``action`` in game ``g`` of ``ref`` (a ``reasons`` code; 0 when it offers it)."""
+    s, k, work, _, _ = unpack(ref)
+    return refusal(s, k, g, action, work)

@@ -13,6 +13,7 @@ from ...cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 from ...melds import NUM_PATTERNS
 from ..state import DJ_BLOCKED, DJ_POWER, DJ_SLOT, DJ_USED, DRAW_PHASE, PLAY_PHASE
 from .jit import inline, kernel
+from .reasons import DJ_GONE, IN_A_CALL, LEGAL, NOT_DEALER, OTHER_POWER
 from .spec import DJ_OFF, GROUP4_OFF, OUT_DISCARD_REQUIRED
 from .table import dj_fours, dj_meld_pattern
 from .turns import hand_total, out_of_turn_call
@@ -25,8 +26,21 @@ def dj_ready(s, k, g, power):
     """The seat to act is the dealer, on their own turn, and may still use ``power`` this hand (a "Rummy!" call is
     out of turn until the called card is placed, the whole call under ``last_discard``; the windows' masks never
     offer the dealer's joker)."""
-    ready = s.dj[g, DJ_USED] == 0 and s.dj[g, DJ_BLOCKED] == 0 and not out_of_turn_call(s, k, g)
-    return ready and s.current[g] == s.dealer[g] and s.dj[g, DJ_POWER] == power
+    return dj_refusal(s, k, g, power) == LEGAL
+
+
+@inline
+def dj_refusal(s, k, g, power):
+    """``LEGAL`` when ``dj_ready``, else the reason it is not (``reasons``)."""
+    if s.current[g] != s.dealer[g]:
+        return NOT_DEALER
+    if out_of_turn_call(s, k, g):
+        return IN_A_CALL
+    if s.dj[g, DJ_POWER] != power:
+        return OTHER_POWER
+    if s.dj[g, DJ_USED] != 0 or s.dj[g, DJ_BLOCKED] != 0:
+        return DJ_GONE
+    return LEGAL
 
 
 @inline

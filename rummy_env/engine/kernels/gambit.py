@@ -17,6 +17,7 @@ from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, DRAW_PHASE, OPENING_PHASE, OU
 from .arrays import copy_search_row
 from .dealer import DOUBLED, SPLITS, WILD, dj_ready, doubled_columns, melding_turn, wild_mask
 from .jit import inline, kernel
+from .reasons import BELOW_MINIMUM, DJ_GONE, IN_A_CALL, LEGAL, NO_DISCARD_LEFT, NO_JOKER, OBLIGED_FIRST, OWN_JOKER
 from .search import play_mask_core
 from .seats import seat_after
 from .turns import hand_total, out_of_turn_call, remove_card, split_pile
@@ -73,17 +74,29 @@ def double_mask(s, k, g, row, work):
 @inline
 def block_ok(s, k, g):
     """``block``: another player, after their draw, with nothing obliged, holding a joker, keeping a discard."""
+    return block_refusal(s, k, g) == LEGAL
+
+
+@inline
+def block_refusal(s, k, g):
+    """``LEGAL`` when ``block_ok``, else the reason it is not (``reasons``)."""
     seat = s.current[g]
-    if seat == s.dealer[g] or s.dj[g, DJ_POWER] < 0 or s.dj[g, DJ_USED] or s.dj[g, DJ_BLOCKED]:
-        return False
+    if seat == s.dealer[g]:
+        return OWN_JOKER
+    if s.dj[g, DJ_POWER] < 0 or s.dj[g, DJ_USED] or s.dj[g, DJ_BLOCKED]:
+        return DJ_GONE
     hand = s.hand[g, seat]
-    if hand[JOKER] == 0 or s.obliged[g] >= 0 or out_of_turn_call(s, k, g):
-        return False
+    if hand[JOKER] == 0:
+        return NO_JOKER
+    if s.obliged[g] >= 0:
+        return OBLIGED_FIRST
+    if out_of_turn_call(s, k, g):
+        return IN_A_CALL
     if k.minimum > 0 and melding_turn(s, k, g) and not s.opened[g, seat]:
-        return False
+        return BELOW_MINIMUM
     top = s.top_taken[g]
     stuck = (hand[top] if top >= 0 else 0) - (1 if top == JOKER else 0)
-    return hand_total(s, g, seat) - 1 - stuck >= 1
+    return LEGAL if hand_total(s, g, seat) - 1 - stuck >= 1 else NO_DISCARD_LEFT
 
 
 @kernel

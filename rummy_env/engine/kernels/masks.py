@@ -44,6 +44,20 @@ from ..state import (
 from .dealer import WILD, dj_ready, melding_turn
 from .gambit import gambit_draw_mask, gambit_play_mask, power_mask
 from .jit import inline, kernel
+from .reasons import (
+    BELOW_MINIMUM,
+    CALLER_PLACES,
+    LEGAL,
+    MUST_LAY_OFF,
+    NO_FINISH,
+    NOT_HELD,
+    OBLIGED_FIRST,
+    ONLY_TOP_LEFT,
+    TAKE_KEEPS_CARDS,
+    TAKE_NEW_MELD,
+    TAKE_NO_MELD,
+    TOP_TAKEN,
+)
 from .search import (
     column_action,
     column_enabled,
@@ -206,22 +220,45 @@ def draw_mask(s, k, g, row, work):
     lay_ok = np.zeros(size, dtype=np.bool_)
     pile_melds(s, k, g, hand, k.dealers_joker and dj_ready(s, k, g, WILD), meld_ok, lay_ok)
     start = k.offsets[TAKE]
-    for d in range(size):  # take_requires_new_meld binds a top-only take only with take_top_requires_meld
-        meld, lay = meld_ok[d], lay_ok[d] and not (k.requires_new_meld and (d > 0 or k.top_requires_meld))
-        if k.going_out == OUT_DISCARD_REQUIRED:
-            meld = meld and total + d >= 3
-            lay = lay and total + d >= 1
-        row[start + d] = meld or lay
-    top = s.pile[g, size - 1]
-    others = total - hand[top]
-    alone = others >= 1
-    obliges = top_obliges(s, k, g)
-    row[start] = (row[start] and alone) if obliges else alone
+    for d in range(1, size):
+        row[start + d] = take_refusal(k, d, meld_ok[d], lay_ok[d], total) == LEGAL
+    row[start] = top_refusal(s, k, g, seat, take_refusal(k, 0, meld_ok[0], lay_ok[0], total), work) == LEGAL
+
+
+@inline
+def take_refusal(k, depth, meld, lay, total):
+    """Why ``take depth`` is refused, from whether its card melds (``meld``) or lays off (``lay``) at once with the
+    hand and the cards above it; ``LEGAL`` when it may be taken (the top card has more to it: ``top_refusal``)."""
+    if lay and k.requires_new_meld and (depth > 0 or k.top_requires_meld):  # a top-only take: with top_requires_meld
+        lay = False
+        if not meld:
+            return TAKE_NEW_MELD
+    if not (meld or lay):
+        return TAKE_NO_MELD
+    if k.going_out == OUT_DISCARD_REQUIRED and not ((meld and total + depth >= 3) or (lay and total + depth >= 1)):
+        return TAKE_KEEPS_CARDS
+    return LEGAL
+
+
+@inline
+def top_refusal(s, k, g, seat, meld_refusal, work):
+    """Why taking the top card is refused (``meld_refusal``: ``take_refusal`` of depth 0, binding when the take
+    obliges its meld); a hand of copies of it is taken only if the turn can still go out."""
+    hand = s.hand[g, seat]
+    top = s.pile[g, s.pile_len[g] - 1]
+    others = hand_total(s, g, seat) - hand[top]
+    start = k.offsets[TAKE]
     if others == 0 and k.going_out != OUT_DISCARD_REQUIRED:
         masks, hopes, cursor, base = work
-        row[start] = out_search(s, g, seat, start, k, s, masks, hopes, cursor, base)
-    elif obliges and row[start] and hand[top] > 0:
-        row[start] = leaves_moves(s, k, g, seat, start, work)
+        return LEGAL if out_search(s, g, seat, start, k, s, masks, hopes, cursor, base) else NO_FINISH
+    obliges = top_obliges(s, k, g)
+    if obliges and meld_refusal != LEGAL:
+        return meld_refusal
+    if others < 1:
+        return ONLY_TOP_LEFT
+    if obliges and hand[top] > 0 and not leaves_moves(s, k, g, seat, start, work):
+        return NO_FINISH
+    return LEGAL
 
 
 @kernel
@@ -243,10 +280,18 @@ def leaves_moves(s, k, g, seat, root, work):
 def call_ok(s, k, g, seat, depth, work):
     """Whether ``seat`` may call "Rummy!" at pile ``depth``, one open to a call (``callable_depths``): the call
     leaves a placement of the called card, reaching ``first_meld_minimum`` for a seat that has not opened."""
+    return call_refusal(s, k, g, seat, depth, work) == LEGAL
+
+
+@kernel
+def call_refusal(s, k, g, seat, depth, work):
+    """``LEGAL`` when ``call_ok``, else the reason it is not (``reasons``)."""
     root = k.offsets[RUMMY] + depth
     if not leaves_moves(s, k, g, seat, root, work):
-        return False
-    return k.minimum == 0 or s.opened[g, seat] or reaches_minimum(s, k, g, seat, root, work)
+        return NO_FINISH
+    if k.minimum == 0 or s.opened[g, seat] or reaches_minimum(s, k, g, seat, root, work):
+        return LEGAL
+    return BELOW_MINIMUM
 
 
 @inline
@@ -288,19 +333,38 @@ def discard_mask(s, k, g, row):
     seat = s.current[g]
     hand = s.hand[g, seat]
     start = k.offsets[DISCARD]
-    blocked = s.obliged[g] >= 0 or out_of_turn_call(s, k, g)
-    if k.minimum > 0 and melding_turn(s, k, g) and not s.opened[g, seat]:
-        blocked = True
-    total = 0
-    only = 0
-    top = s.top_taken[g]
+    block = discard_block(s, k, g)
+    total = hand_total(s, g, seat)
     for c in range(NUM_KINDS):
-        row[start + c] = hand[c] > 0 and not blocked and c != top
-        total += hand[c]
-        if hand[c] > 0:
-            only = c
-    if k.going_out == OUT_FLOAT_UNPLAYABLE and total == 1 and layoff_offered(k, row, only):
-        row[start + only] = False
+        row[start + c] = discard_refusal(k, hand, c, block, s.top_taken[g], total, row) == LEGAL
+
+
+@inline
+def discard_block(s, k, g):
+    """Why no card may be discarded now (a card obliged, a caller out of turn, an opening turn below the minimum);
+    ``LEGAL`` when discards are open."""
+    if s.obliged[g] >= 0:
+        return OBLIGED_FIRST
+    if out_of_turn_call(s, k, g):
+        return CALLER_PLACES
+    if k.minimum > 0 and melding_turn(s, k, g) and not s.opened[g, s.current[g]]:
+        return BELOW_MINIMUM
+    return LEGAL
+
+
+@inline
+def discard_refusal(k, hand, card, block, top, total, row):
+    """Why discarding ``card`` is refused (``block``: ``discard_block``; ``top``: the card taken alone from the top;
+    ``row``: the placements offered, for the last card under ``float_unplayable_discard``)."""
+    if hand[card] == 0:
+        return NOT_HELD
+    if block != LEGAL:
+        return block
+    if card == top:
+        return TOP_TAKEN
+    if k.going_out == OUT_FLOAT_UNPLAYABLE and total == 1 and layoff_offered(k, row, card):
+        return MUST_LAY_OFF
+    return LEGAL
 
 
 @inline
@@ -368,6 +432,17 @@ def legal_row(s, k, g, row, work):
     """Write the legal actions of the seat to act in game ``g`` into ``row`` (all False once over); False where a
     game not over is left without a legal action (an engine bug the callers report)."""
     row[:] = False
+    phase_row(s, k, g, row, work)
+    if k.minimum > 0:
+        restrict_openings(s, k, g, row, work)
+    if s.phase[g] == PLAY_PHASE:
+        discard_mask(s, k, g, row)
+    return s.phase[g] == GAME_OVER or row.any()
+
+
+@kernel
+def phase_row(s, k, g, row, work):
+    """The moves the phase's own mask offers (before ``first_meld_minimum`` and the discards)."""
     phase = s.phase[g]
     if phase == DRAW_PHASE:
         draw_mask(s, k, g, row, work)
@@ -387,8 +462,3 @@ def legal_row(s, k, g, row, work):
         lay_off_mask(s, k, g, row)
     elif phase == POWER_PHASE:
         power_mask(k, row)
-    if k.minimum > 0:
-        restrict_openings(s, k, g, row, work)
-    if phase == PLAY_PHASE:
-        discard_mask(s, k, g, row)
-    return phase == GAME_OVER or row.any()

@@ -177,8 +177,16 @@ def variant_columns(s, k, g, hand, allowed):
 def play_mask_core(s, k, g, allowed, hopeful):
     """The placements of the acting seat (``allowed [W]``), and ``hopeful [W]``: refused ones that leave only
     copies of the card taken alone from the top, which a turn search may still lay off to go out; returns
-    whether any is hopeful."""
+    whether any is hopeful. Three passes, each callable alone (``masks.refusal`` asks which one said no)."""
     hand = s.hand[g, s.current[g]]
+    formable(s, k, g, hand, allowed)
+    keep_obliging(s, k, g, hand, allowed)
+    return keep_finishing(s, k, g, hand, allowed, hopeful)
+
+
+@inline
+def formable(s, k, g, hand, allowed):
+    """``allowed [W]``: the placements the hand (with its jokers) can make on this table."""
     jokers = np.int64(hand[JOKER])
     missing, pat_bits, max_lacking = ~card_set(hand), k.pat_bits, k.max_lacking
     for p in range(NUM_PATTERNS):
@@ -194,19 +202,32 @@ def play_mask_core(s, k, g, allowed, hopeful):
         allowed[JOKER_GROUP_OFF + r] = jokers > 0 and open_groups[r] > 0
     if k.placements > CORE_PLACEMENTS:
         variant_columns(s, k, g, hand, allowed)
-    hopeful[:] = False
+
+
+@inline
+def keep_obliging(s, k, g, hand, allowed):
+    """Clear the placements that do not meld the obliged card (in a new meld where it must be one; none after a
+    ``last_discard`` call, whose called card is laid off)."""
     obliged = s.obliged[g]
-    if obliged >= 0:
-        new_only = s.obliged_new[g]
-        no_meld = k.rummy_calls == LAST_DISCARD and s.called[g]
-        for w in range(k.placements):
-            if allowed[w]:
-                missing = column_cards(k, hand, w)[1] if w < RUN_OFF or w >= GROUP4_OFF else 0
-                ok = obliging(k, obliged, w, missing)
-                is_meld = w < RUN_OFF or (w >= GROUP4_OFF and w < JOKER_LAYOFF_OFF)
-                if (new_only and not is_meld) or (no_meld and is_meld):
-                    ok = False
-                allowed[w] = ok
+    if obliged < 0:
+        return
+    new_only = s.obliged_new[g]
+    no_meld = k.rummy_calls == LAST_DISCARD and s.called[g]
+    for w in range(k.placements):
+        if allowed[w]:
+            missing = column_cards(k, hand, w)[1] if w < RUN_OFF or w >= GROUP4_OFF else 0
+            ok = obliging(k, obliged, w, missing)
+            is_meld = w < RUN_OFF or (w >= GROUP4_OFF and w < JOKER_LAYOFF_OFF)
+            if (new_only and not is_meld) or (no_meld and is_meld):
+                ok = False
+            allowed[w] = ok
+
+
+@inline
+def keep_finishing(s, k, g, hand, allowed, hopeful):
+    """Clear the placements after which the turn cannot end (going out, or a card left to discard); ``hopeful``
+    marks those a turn search may still finish by laying off; returns whether any is hopeful."""
+    hopeful[:] = False
     total = hand_total(s, g, s.current[g])
     top = s.top_taken[g]
     top_count = hand[top] if top >= 0 else 0

@@ -35,18 +35,30 @@ def window_moves(s, k, g, seat, allowed, work):
     s.current[g] = seat
     hopeful = np.zeros(PLACEMENTS, dtype=np.bool_)
     play_mask_core(s, k, g, allowed, hopeful)
+    keep_a_card(s, k, g, seat, allowed)
+    window_minimum(s, k, g, seat, allowed, work)
+    s.current[g] = acting
+    return allowed.any()
+
+
+@inline
+def keep_a_card(s, k, g, seat, allowed):
+    """Clear the placements out of turn that would leave ``seat`` no card."""
     total = hand_total(s, g, seat)
     hand = s.hand[g, seat]
     for w in range(k.placements):
         if allowed[w] and total - column_cards(k, hand, w)[0] < 1:
             allowed[w] = False
+
+
+@inline
+def window_minimum(s, k, g, seat, allowed, work):
+    """Clear the placements out of turn of a seat that has not opened after which it cannot reach the minimum."""
     if k.minimum > 0 and not s.opened[g, seat]:
         masks, hopes, cursor, base = work
         for w in range(k.placements):
             if allowed[w]:
                 allowed[w] = minimum_search(s, g, np.int64(seat), column_action(k, w), k, s, masks, hopes, cursor, base)
-    s.current[g] = acting
-    return allowed.any()
 
 
 @kernel
