@@ -5,9 +5,9 @@
     python -m experiments.distill teacher.data=<old run>/demos.npz distill.epochs=20   # refit, no replay
     python -m experiments.train algo=ppo_card train.init=outputs/distill/latest.zip   # then PPO from it
 
-Read top to bottom: record the teacher's decisions (``agents.distill.collect``,
+Read top to bottom: record the teacher's decisions (``agents.cloning.collect``,
 or read them back), build the MaskablePPO of ``algo`` exactly as
-``experiments.train`` does, fit its policy to the teacher (``agents.distill.clone``),
+``experiments.train`` does, fit its policy to the teacher (``agents.cloning.clone``),
 then evaluate it against the heuristics. Everything lands in the Hydra run folder:
 
     demos.npz        the demonstrations (teacher.save)
@@ -33,7 +33,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 
 from agents import make_agent
 from agents.checkpoints import record_rules, table_label
-from agents.distill import CloneStats, Demonstrations, clone, collect
+from agents.cloning import CloneStats, Demonstrations, clone, collect
 from agents.registry import agent_kind
 from agents.selfplay import TrainVecEnv
 from experiments.cli import LOG_NAME, Number, check_numbers, counter, hands_bar, hydra_app, logger

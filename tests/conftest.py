@@ -12,7 +12,7 @@ def pytest_configure(config) -> None:
     """
     if hasattr(config, "workerinput"):
         return
-    from agents.compile import warm as warm_agents
+    from agents.precompile import warm as warm_agents
     from rummy_env.engine.compile import warm
 
     warm()

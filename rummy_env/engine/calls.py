@@ -19,8 +19,8 @@ import numpy as np
 from ..melds import SLOTS
 from .kernels import batch, turns
 from .kernels import observe as observing
+from .kernels.kernel_spec import kernel_spec
 from .kernels.ref import engine_ref, kernel_spec_ref, kernel_state, state_ref
-from .kernels.spec import kernel_spec
 from .kernels.work import Work
 from .spec import GameSpec
 from .state import State

@@ -7,8 +7,8 @@ import pytest
 import rummy_env
 from rummy_env import Rules
 from rummy_env.engine import Engine
+from rummy_env.engine.kernels.kernel_spec import kernel_spec
 from rummy_env.engine.kernels.ref import kernel_spec_ref
-from rummy_env.engine.kernels.spec import kernel_spec
 from rummy_env.engine.spec import game_spec
 
 

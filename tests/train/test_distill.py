@@ -13,7 +13,7 @@ from hydra.core.global_hydra import GlobalHydra
 from sb3_contrib import MaskablePPO
 
 from agents import make_agent, play_games
-from agents.distill import Demonstrations, clone, collect
+from agents.cloning import Demonstrations, clone, collect
 from agents.selfplay import OpponentPool
 from experiments.distill import distill
 from experiments.train import train

@@ -7,9 +7,9 @@ Conventions (every kernel module follows them):
   on one game at a time; only ``batch.py`` loops over games and is called from Python. Its
   entry points release the GIL: ``Engine`` splits a large batch into one run per thread,
   each with its own ``EngineRef`` (the same state, its own scratch rows).
-* ``k`` is the ``KernelSpec`` of the rules (``spec.py``) as a ``SpecRef``: every rules switch as an
+* ``k`` is the ``KernelSpec`` of the rules (``kernel_spec.py``) as a ``SpecRef``: every rules switch as an
   int/bool constant plus the static tables. To add a switch: add a field to
-  ``KernelSpec`` (set in ``spec._kernel_spec`` from the ``GameSpec``) and branch on ``k.<field>``
+  ``KernelSpec`` (set in ``kernel_spec._kernel_spec`` from the ``GameSpec``) and branch on ``k.<field>``
   where the rule applies, so the default configuration runs the code it ran before.
 * ``work = (masks, hopes, cursor, base)``: scratch of the turn searches, which copy
   positions into rows ``base`` and up of ``s`` itself (``work.py`` allocates the

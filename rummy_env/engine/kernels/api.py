@@ -12,10 +12,10 @@ kept working across engine changes; the rest of ``kernels`` is the engine's own 
 from __future__ import annotations
 
 from .jit import compiled_sources, drop_stale_cache
+from .kernel_spec import CALLS_OFF
 from .masks import NOT_WILD, pile_melds
 from .observe import HALF, THIRTEENTH
 from .ref import SpecRef, StateRef, kernel_spec_ref, kernel_state
-from .spec import CALLS_OFF
 from .table import joker_fits
 from .turns import card_set
 

@@ -13,8 +13,8 @@ from ...cards import JOKER, NUM_NATURAL, NUM_RANKS, NUM_SUITS
 from ...melds import NUM_PATTERNS
 from ..state import DJ_BLOCKED, DJ_POWER, DJ_SLOT, DJ_USED, DRAW_PHASE, PLAY_PHASE
 from .jit import inline, kernel
+from .kernel_spec import DJ_OFF, GROUP4_OFF, OUT_DISCARD_REQUIRED
 from .reasons import DJ_GONE, IN_A_CALL, LEGAL, NOT_DEALER, OTHER_POWER
-from .spec import DJ_OFF, GROUP4_OFF, OUT_DISCARD_REQUIRED
 from .table import dj_fours, dj_meld_pattern
 from .turns import hand_total, out_of_turn_call
 

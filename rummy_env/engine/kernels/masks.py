@@ -42,8 +42,9 @@ from ..state import (
     RUMMY_PHASE,
 )
 from .dealer import WILD, dj_ready, melding_turn
-from .gambit import gambit_draw_mask, gambit_play_mask, power_mask
+from .dealers_gambit import gambit_draw_mask, gambit_play_mask, power_mask
 from .jit import inline, kernel
+from .kernel_spec import CORE_PLACEMENTS, LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT_UNPLAYABLE
 from .reasons import (
     BELOW_MINIMUM,
     CALLER_PLACES,
@@ -58,7 +59,7 @@ from .reasons import (
     TAKE_NO_MELD,
     TOP_TAKEN,
 )
-from .search import (
+from .turn_search import (
     column_action,
     column_enabled,
     minimum_search,
@@ -68,7 +69,6 @@ from .search import (
     table_fits,
     write_placements,
 )
-from .spec import CORE_PLACEMENTS, LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT_UNPLAYABLE
 from .turns import hand_total, out_of_turn_call
 from .windows import lay_off_mask, out_of_turn_mask
 

@@ -25,7 +25,7 @@ from ..spec import GameSpec
 from ..state import State
 from .arrays import StateArrays, as_arrays
 from .jit import borrowed, inline
-from .spec import KernelSpec, kernel_spec
+from .kernel_spec import KernelSpec, kernel_spec
 
 
 class _PlainFields(types.StructRef):

@@ -35,8 +35,9 @@ from ..state import (
     RUMMY_PHASE,
 )
 from .dealer import DOUBLED, SPLITS, WILD, dj_ready, dj_refusal
-from .gambit import block_refusal
+from .dealers_gambit import block_refusal
 from .jit import kernel
+from .kernel_spec import PLACEMENTS
 from .masks import (
     call_refusal,
     discard_block,
@@ -64,8 +65,7 @@ from .reasons import (
     STOCK_EMPTY,
     STOCK_LEFT,
 )
-from .search import column_action, column_enabled, formable, keep_finishing, keep_obliging
-from .spec import PLACEMENTS
+from .turn_search import column_action, column_enabled, formable, keep_finishing, keep_obliging
 from .turns import hand_total
 from .windows import keep_a_card, window_minimum
 

@@ -18,12 +18,12 @@ from ..state import (
     POWER_PHASE,
     RUMMY_PHASE,
 )
-from .gambit import block_dj, name_power
+from .dealers_gambit import block_dj, name_power
 from .jit import inline, kernel
+from .kernel_spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
 from .masks import call_ok, callable_depths
-from .search import place
 from .seats import seat_after, side_of, side_or_seat
-from .spec import CALLS_OFF, LAST_DISCARD, OUT_FLOAT
+from .turn_search import place
 from .turns import (
     begin_draw,
     call_rummy,

@@ -12,8 +12,8 @@ import numpy as np
 from ...cards import NUM_KINDS
 from ..state import DJ_NONE, DJ_USED, DRAW_PHASE, NOBODY, OUT_OF_PLAY, PLAY_PHASE
 from .jit import inline, kernel
+from .kernel_spec import LAST_DISCARD
 from .seats import seat_after
-from .spec import LAST_DISCARD
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)

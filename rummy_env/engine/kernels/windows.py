@@ -15,7 +15,9 @@ from ...actions import JOKER_GROUP, JOKER_RUN, LAYOFF_GROUP, LAYOFF_JOKER, LAYOF
 from ...cards import JOKER, NUM_NATURAL, NUM_RANKS
 from ..state import LAY_OFF_PHASE, NOBODY, OUT_OF_TURN_PHASE
 from .jit import inline, kernel
-from .search import (
+from .kernel_spec import PLACEMENTS
+from .seats import seat_after
+from .turn_search import (
     column_action,
     column_cards,
     minimum_search,
@@ -23,8 +25,6 @@ from .search import (
     table_fits,
     write_placements,
 )
-from .seats import seat_after
-from .spec import PLACEMENTS
 from .turns import begin_draw, hand_total
 
 

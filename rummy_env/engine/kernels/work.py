@@ -8,7 +8,7 @@ import numpy as np
 from ..spec import GameSpec
 from ..state import State, empty_state
 from .arrays import StateArrays, as_arrays
-from .spec import search_columns
+from .kernel_spec import search_columns
 
 
 class Work:

@@ -88,11 +88,11 @@ class KernelSpec(NamedTuple):
     direction: int  # 1: play goes clockwise (to the next seat up), -1: counterclockwise
     groups_only: bool  # joker_mode="groups_only": jokers meld only as groups of jokers
     double4: bool  # four_of_a_kind_double: groups of four melded at once (doubled)
-    placements: int  # placement columns in use (search.py): the core ones, or all with the blocks above
+    placements: int  # placement columns in use (turn_search.py): the core ones, or all with the blocks above
     columns: int  # a turn search's move columns: the placements, then under dealers_joker the DJ moves
     run4: bool  # min_run=4: the run patterns are 4-card runs, put down by the meld_run4 block
     add_to_winner: bool  # hand_scoring="add_to_winner": lay-offs after going out, hands added to the winner
-    dealers_joker: bool  # Dealer's Gambit: a joker set aside with a power the dealer names (kernels/gambit.py)
+    dealers_joker: bool  # Dealer's Gambit: a joker set aside with a power the dealer names (kernels/dealers_gambit.py)
     deal_deck: np.ndarray  # int8 [K or K - 1] the cards shuffled and dealt (the deck less the dealer's joker)
 
 

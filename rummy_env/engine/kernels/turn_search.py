@@ -39,7 +39,7 @@ from ..state import DJ_USED, OUT_OF_TURN_PHASE
 from .arrays import copy_search_row
 from .dealer import dj_columns
 from .jit import copy_into, inline, kernel, popcount
-from .spec import (
+from .kernel_spec import (
     CORE_PLACEMENTS,
     DJ_OFF,
     GROUP4_OFF,

@@ -18,8 +18,8 @@ from .arrays import copy_search_row
 from .dealer import DOUBLED, SPLITS, WILD, dj_ready, doubled_columns, melding_turn, wild_mask
 from .jit import inline, kernel
 from .reasons import BELOW_MINIMUM, DJ_GONE, IN_A_CALL, LEGAL, NO_DISCARD_LEFT, NO_JOKER, OBLIGED_FIRST, OWN_JOKER
-from .search import play_mask_core
 from .seats import seat_after
+from .turn_search import play_mask_core
 from .turns import hand_total, out_of_turn_call, remove_card, split_pile
 
 BLOCKED_JOKERS = 2  # the dealer's joker and the blocker's leave play
