@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import gymnasium
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
 import rummy_env
@@ -59,6 +61,13 @@ def test_bad_keywords_are_refused_by_name():
         gymnasium.make_vec("Rummy500-v0", num_envs=2, render_mode="rgb_array")
 
 
+@pytest.mark.parametrize("mode", [None, "rgb_array", "ansi"])
+def test_gymnasiums_env_checker_passes_in_every_render_mode(mode):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the checker's complaints are warnings
+        check_env(gymnasium.make("Rummy500Hand-v0", render_mode=mode).unwrapped)
+
+
 def test_rgb_array_frames_have_one_size_and_show_the_finished_game_until_reset():
     env = gymnasium.make("Rummy500Hand-v0", render_mode="rgb_array")
     env.reset(seed=1)
@@ -84,18 +93,18 @@ def test_record_video_writes_an_episode(tmp_path):
     assert videos[0] == "rl-video-episode-0.mp4" and (tmp_path / "videos" / videos[0]).stat().st_size > 1000
 
 
-@pytest.mark.parametrize("mode", ["vector_entry_point", "sync"])
+@pytest.mark.parametrize("mode", ["vector_entry_point", "sync", "async"])
 def test_make_vec_deals_distinct_games_and_declares_its_autoreset(mode):
-    envs = gymnasium.make_vec("Rummy500Hand-v0", num_envs=3, vectorization_mode=mode)
+    envs, other = (gymnasium.make_vec("Rummy500Hand-v0", num_envs=3, vectorization_mode=mode) for _ in range(2))
     expected = AutoresetMode.SAME_STEP if mode == "vector_entry_point" else AutoresetMode.NEXT_STEP
     assert envs.metadata["autoreset_mode"] == expected
     obs, _ = envs.reset()
     assert obs.shape == (3, 617) and len({row.tobytes() for row in obs}) == 3
-    again = gymnasium.make_vec("Rummy500Hand-v0", num_envs=3, vectorization_mode=mode).reset()[0]
-    assert not np.array_equal(obs, again), "unseeded vector envs deal their own games"
-    seeded = [gymnasium.make_vec("Rummy500Hand-v0", num_envs=3, vectorization_mode=mode).reset(seed=7)[0]]
-    seeded.append(gymnasium.make_vec("Rummy500Hand-v0", num_envs=3, vectorization_mode=mode).reset(seed=7)[0])
+    assert not np.array_equal(obs, other.reset()[0]), "unseeded vector envs deal their own games"
+    seeded = [envs.reset(seed=7)[0], other.reset(seed=7)[0]]
     assert np.array_equal(seeded[0], seeded[1]) and len({row.tobytes() for row in seeded[0]}) == 3
+    envs.close()
+    other.close()
 
 
 def test_make_vec_with_the_vector_entry_point_autoresets_in_the_same_step():
