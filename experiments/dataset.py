@@ -88,6 +88,12 @@ def check_options(cfg: Any) -> None:
     check_numbers(cfg, NUMBERS)
     minari = cfg["minari"]
     if cfg.get("records") is not None:
+        ruled = [f"rules.{k}" for k, v in (cfg.get("rules") or {}).items() if v is not None]
+        if ruled or cfg.get("env") is not None:
+            raise ValueError(
+                f"{', '.join(ruled) or 'env='}: the rules options are for games played now; "
+                "records carry their own rules (drop them, or drop records= to play new games)"
+            )
         if not Path(str(cfg["records"])).exists():
             raise ValueError(f"records={cfg['records']}: no such file or folder of game records (.jsonl)")
         players = sorted({name for rec in read_records(str(cfg["records"])) for name in rec["header"]["players"]})

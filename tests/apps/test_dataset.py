@@ -23,6 +23,8 @@ BAD = [  # options -> what the message names
     (["minari.dataset_id=rummy500/x-v0", "minari.learner=random"], ["minari.learner=random", "agents="]),
     (["deals=0"], ["deals"]),
     (["agents=[strategc,greedy]"], ["unknown agent 'strategc'"]),
+    (["records=.", "rules.players=3"], ["rules.players", "records carry their own rules"]),
+    (["records=.", "env=persian"], ["env=", "records carry their own rules"]),
 ]
 
 
