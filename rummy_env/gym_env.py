@@ -30,7 +30,8 @@ from .vector import RummyVecEnv
 class RummyGymEnv(gymnasium.Env):
     """The learner's seat of one game; opponents play in between (``RummyVecEnv`` with one game).
 
-    After the episode ends the next game is already dealt (masks and rendering show it); call ``reset()``.
+    After the episode ends the next game is already dealt (its masks show it; rendering still shows the finished
+    table); call ``reset()``.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012 - overrides Env.metadata
