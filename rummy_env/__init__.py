@@ -3,7 +3,10 @@
 from .cards import card_str, parse_card
 from .engine import Engine
 from .env import env, raw_env
+from .registration import register_envs
 from .rules import Rules
+
+register_envs()
 
 
 def _version() -> str:

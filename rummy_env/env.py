@@ -21,7 +21,8 @@ from .scenario import load_scenario, state_dict
 OBS_BOUND = 10.0
 
 
-def _make_rules(rules: Rules | dict | None, overrides: dict[str, Any], preset: str | None = None) -> Rules:
+def make_rules(rules: Rules | dict | None, overrides: dict[str, Any], preset: str | None = None) -> Rules:
+    """The ``Rules`` of ``rules`` (or of ``preset``; default rules if neither) with ``overrides`` on top."""
     if preset is not None:
         if rules is not None:
             raise ValueError("give rules= or preset=, not both (overrides apply on top of either)")
@@ -56,7 +57,7 @@ class raw_env(AECEnv, EzPickle):
     ) -> None:
         EzPickle.__init__(self, rules, render_mode, max_steps, reveal, preset=preset, **rule_overrides)
         super().__init__()
-        self.rules = _make_rules(rules, rule_overrides, preset)
+        self.rules = make_rules(rules, rule_overrides, preset)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
@@ -292,9 +293,18 @@ def env(
     render_mode: str | None = None,
     preset: str | None = None,
     max_steps: int | None = None,
+    reveal: bool = False,
     **rule_overrides: Any,
 ) -> AECEnv:
-    """The wrapped AEC environment (PettingZoo's order enforcing wrapper on ``raw_env``); ``preset`` names a bundle,
-    ``max_steps`` truncates a game after that many actions."""
-    wrapped = raw_env(rules=rules, render_mode=render_mode, preset=preset, max_steps=max_steps, **rule_overrides)
+    """The wrapped AEC environment: PettingZoo's order enforcing wrapper on ``raw_env``.
+
+    Keywords: ``rules`` (a ``Rules``, a dict of its fields, or None for the defaults), ``render_mode``
+    (``"human"``, ``"ansi"``, ``"rgb_array"`` or None), ``preset`` (a named bundle of rules, ``Rules.preset``),
+    ``max_steps`` (truncate a game after that many actions; None: never), ``reveal`` (renderings show every hand,
+    not only the acting one), and any ``Rules`` field as a keyword (``players=3``), applied on top of ``rules`` or
+    ``preset``.
+    """
+    wrapped = raw_env(
+        rules=rules, render_mode=render_mode, max_steps=max_steps, reveal=reveal, preset=preset, **rule_overrides
+    )
     return OrderEnforcing(wrapped)

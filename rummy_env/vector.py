@@ -47,6 +47,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
 from .actions import PASS
 from .engine import Engine
+from .engine.state import State
 from .env import OBS_BOUND
 from .opponents import Opponent, act_all, check_opponents
 from .rules import Rules, side_of
@@ -101,6 +102,8 @@ class RummyVecEnv(VecEnv):
         if not self.self_play:
             self.set_opponents(opponents, opponent_weights)
         self._actions: np.ndarray | None = None
+        self.keep_final_state = False  # RummyGymEnv's rendering: the finished games' table, before the new deal
+        self.final_state: State | None = None
         envs = self.num_games * (self.players if self.self_play else 1)
         observation_space = spaces.Box(-OBS_BOUND, OBS_BOUND, shape=(self.engine.obs_dim,), dtype=np.float32)
         super().__init__(envs, observation_space, spaces.Discrete(self.engine.num_actions))
@@ -148,6 +151,8 @@ class RummyVecEnv(VecEnv):
         ended = np.flatnonzero(done | truncated)
         infos = self._final_infos(ended, self.learner, truncated & ~done)
         if len(ended):
+            if self.keep_final_state:
+                self.final_state = self.engine.state.copy()
             self._new_episodes(ended)
         return self._observations(), rewards, done | truncated, infos
 

@@ -23,6 +23,7 @@ APPS = {
     "evaluate": "rules.",
     "evaluate_search": "rules.",
     "play": "rules.",
+    "dataset": "rules.",
 }
 
 
