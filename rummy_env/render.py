@@ -6,6 +6,7 @@ from collections.abc import Callable
 from functools import partial
 
 from .cards import card_text, counts_to_cards, parse_card
+from .engine.calls import hand_hidden
 from .engine.spec import GameSpec
 from .engine.state import PHASE_NAMES, State
 from .scenario import state_dict
@@ -38,9 +39,9 @@ def render_table(
         lines.append(f"  {number + 1}. player_{meld['owner']}: {placed}{double}")
     for p in range(spec.players):
         cards = counts_to_cards(s.hand[g, p])
-        if hand_shown(sd, p, viewer, reveal):
+        if hand_shown(spec, s, g, p, viewer, reveal):
             held = " ".join(show(c) for c in cards) or "-"
-        elif blind(sd, p):
+        elif hand_hidden(spec, s, g, p):
             held = f"{len(cards)} card(s), unseen until the power is named"
         else:
             known = counts_to_cards(s.known[g, p])
@@ -61,14 +62,10 @@ def render_table(
     return "\n".join(lines)
 
 
-def blind(sd: dict, p: int) -> bool:
-    """Whether seat ``p`` holds its hand unseen (docs/rules.md §8.8: the dealer names the joker's power blind)."""
-    return sd["phase"] == "power" and p == sd["dealer"]
-
-
-def hand_shown(sd: dict, p: int, viewer: int | None, reveal: bool = False) -> bool:
-    """Whether seat ``p``'s hand is shown face up to ``viewer`` (everything with ``reveal``)."""
-    return reveal or (p == viewer and not blind(sd, p))
+def hand_shown(spec: GameSpec, s: State, g: int, p: int, viewer: int | None, reveal: bool = False) -> bool:
+    """Whether seat ``p``'s hand is shown face up to ``viewer`` (everything with ``reveal``): its own hand, unless the
+    engine's one "what a seat sees" test says it is hidden (``engine.calls.hand_hidden``: the power named blind)."""
+    return reveal or (p == viewer and not bool(hand_hidden(spec, s, g, p)))
 
 
 def _side_lines(spec: GameSpec, sd: dict) -> list[str]:

@@ -37,7 +37,7 @@ def table_view(
         raise ValueError(f"viewer must be a seat 0..{players - 1} or None (spectator), got {viewer!r}")
     seats = []
     for p in range(players):
-        shown = hand_shown(sd, p, viewer, reveal=viewer is None)
+        shown = hand_shown(spec, s, g, p, viewer, reveal=viewer is None)
         seats.append(
             {
                 "seat": p,
