@@ -10,14 +10,14 @@ game stopped there is terminal with the rewards so far).
 Chance is ``SAMPLED_STOCHASTIC``, like OpenSpiel's other card games with hidden
 shuffles: the engine shuffles from each game's seed, so there are no chance
 nodes. ``new_initial_state()`` deals the next game of the game object's seeded
-sequence (``rng_seed``), and ``resample_from_infostate`` deals what a seat cannot
-see again with ``rummy_env.infoset``. Rewards come when hands end (``Rules.reward``)
-and sum to zero.
+sequence (``rng_seed``) when the state is first read, and ``resample_from_infostate``
+deals what a seat cannot see again with ``rummy_env.infoset``. Rewards come when
+hands end (``Rules.reward``) and sum to zero.
 
-Per player: the observation (tensor: ``Engine.observe``; string: the table as
-that seat sees it) and the information state (tensor: the same as the
-observation; string: perfect recall, every action so far with the player's own
-hand and the pile's top card after it).
+Per player: the observation (tensor: the engine's compiled observation, written by
+the step that made the position; string: the table as that seat sees it) and the
+information state (string: perfect recall, compact, see ``_Memory.read``; no
+tensor: a perfect-recall tensor would grow with the game).
 """
 
 from __future__ import annotations
