@@ -197,6 +197,8 @@ class _Position:
     ``legal`` its legal actions, until the position changes.
     """
 
+    __slots__ = ("__weakref__", "deal", "drawn", "game", "legal", "row", "seen")
+
     def __init__(self, game: RummyGame, row: State | None, deal: int | None = None, drawn: bool = True) -> None:
         self.game, self.row, self.deal, self.drawn = game, row, deal, drawn
         self.seen: dict[int, np.ndarray] = {}
@@ -249,10 +251,9 @@ class _Position:
         seen = self.seen.get(seat)
         if seen is not None:
             return seen
-        game, out = self.game, np.empty((1, self.game.obs_dim), dtype=np.float32)
+        game = self.game
         if self.deal is None and self.drawn:
-            self.engine()._observe_into(_GAME_ZERO, np.array([seat], dtype=np.int64), out)
-            seen = self.seen[seat] = out[0]
+            seen = self.seen[seat] = _observed(self.engine(), seat, game.obs_dim)
             return seen
         seed = self.draw(peek=True)
         if game.scratch_deal != seed:
@@ -260,8 +261,7 @@ class _Position:
             game.scratch_deal, game.scratch_seen = seed, {}
         seen = game.scratch_seen.get(seat)
         if seen is None:
-            game.scratch._observe_into(_GAME_ZERO, np.array([seat], dtype=np.int64), out)
-            seen = game.scratch_seen[seat] = out[0]
+            seen = game.scratch_seen[seat] = _observed(game.scratch, seat, game.obs_dim)
         self.seen[seat] = seen
         return seen
 
@@ -276,6 +276,16 @@ class _Position:
 
 
 _GAME_ZERO = np.zeros(1, dtype=np.int64)
+
+
+def _observed(engine: Engine, seat: int, size: int) -> np.ndarray:
+    """``float32 [size]`` the engine's game 0 as ``seat`` sees it, written into a new buffer by the compiled
+    observation."""
+    out = np.empty((1, size), dtype=np.float32)
+    engine._observe_into(_GAME_ZERO, np.array([seat], dtype=np.int64), out)
+    return out[0]
+
+
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _NO_RECALL_TENSOR = (
     f"{SHORT_NAME} has no perfect-recall tensor (a tensor of everything seen would grow with the game): use the "
@@ -339,17 +349,25 @@ _EVENTS = {-1: "deal", -2: "resampled"}
 
 
 class RummyState(pyspiel.State):
-    """One game in progress: its position, returns, and the log each player's information state reads."""
+    """One game in progress: its position, returns, and the log each player's information state reads.
+
+    A new state sets its position only: the class attributes below are its other fields until they change (pyspiel
+    makes and drops a new state for every tensor it sizes and every clone).
+    """
+
+    _player: int | None = None  # the seat to act or _TERMINAL, once read
+    _rewards: tuple[float, ...] = ()  # the last action's rewards, the returns, the returns at _start: () all zero
+    _returns: tuple[float, ...] = ()
+    _start_returns: tuple[float, ...] = ()
+    _start: State | None = None  # the position the log starts at (the deal, or a resampled one)
+    _start_moves = 0  # the moves before _start
+    _log: _Log | tuple = ()  # starts with the deal, logged when the position is first read
+    _since: list[int] | None = None  # each player's memory starts at this log entry (None: at 0)
+    _memo: list[_Memory] | None = None  # each player's memory, once read
 
     def __init__(self, game: RummyGame, row: State | None = None, deal: int | None = None) -> None:
         super().__init__(game)
         self._pos = _Position(game, row, deal, drawn=row is not None or deal is not None)
-        self._player: int | None = None  # the seat to act or _TERMINAL, once read
-        self._rewards = self._returns = self._start_returns = game.no_rewards  # tuples, replaced, never changed
-        self._start, self._start_moves = row, 0
-        self._log = _Log()  # starts with the deal, logged when the position is first read
-        self._since: list[int] | None = None  # each player's memory starts at this log entry (None: at 0)
-        self._memo: list[_Memory] | None = None  # each player's memory, once read
 
     def _game(self) -> RummyGame:
         return self._pos.game
@@ -357,6 +375,7 @@ class RummyState(pyspiel.State):
     def _logged(self) -> None:
         """Log the deal, and keep the start position, unless done already."""
         if not self._log:
+            self._log = _Log()
             self._start = self._pos.saved()
             self._note(-1)
 
@@ -370,7 +389,9 @@ class RummyState(pyspiel.State):
             dealer = int(s.dealer[0])
             blind = dealer if hand_hidden(self._game().engine.spec, s, 0, dealer) else -1
             out = s.dj[0, OUT_OF_PLAY:].tobytes()
-        self._log.append((action, s.hand[0].tobytes(), top, blind, s.scores[0].tobytes(), out))
+        log = self._log
+        assert isinstance(log, _Log), "the deal is logged first"
+        log.append((action, s.hand[0].tobytes(), top, blind, s.scores[0].tobytes(), out))
 
     def _memory(self, player: int) -> str:
         """Everything ``player`` has seen, compactly (``_Memory.read``): each action, in order, with the changes to
@@ -433,7 +454,7 @@ class RummyState(pyspiel.State):
         position.row = None  # the position lives in the engine until another state needs it
         self._rewards = step = tuple(rewards[0].tolist())
         if any(step):
-            self._returns = tuple(a + b for a, b in zip(self._returns, step, strict=True))
+            self._returns = tuple(a + b for a, b in zip(self._returns or game.no_rewards, step, strict=True))
         player = self._player = self._read_player()
         if player == _TERMINAL:
             position.seen, position.legal = {}, []
@@ -447,11 +468,11 @@ class RummyState(pyspiel.State):
 
     def rewards(self) -> list[float]:
         """Each player's reward for the last action."""
-        return list(self._rewards)
+        return list(self._rewards or self._game().no_rewards)
 
     def returns(self) -> list[float]:
         """Each player's rewards summed since the deal."""
-        return list(self._returns)
+        return list(self._returns or self._game().no_rewards)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> RummyState:
         """A state ``player_id`` cannot tell from this one: what they cannot see dealt again (``rummy_env.infoset``).
@@ -487,7 +508,7 @@ class RummyState(pyspiel.State):
         return json.dumps(
             {
                 "start": state_dict(self._game().engine.spec, self._start, 0),
-                "returns": list(self._start_returns),
+                "returns": list(self._start_returns or self._game().no_rewards),
                 "actions": self.history()[self._start_moves :],
             }
         )
