@@ -300,13 +300,16 @@ def test_shimmy_wrapper_deals_a_new_game_at_each_reset():
             found.append(str(env.game_state))
         return env, found
 
+    from pettingzoo.test import api_test
+
     env, fresh = deals({"rng_seed": -1})
+    api_test(env, num_cycles=30)
     assert len(set(fresh)) == 3, "two resets dealt the same game"
     assert deals({"rng_seed": 5})[1] == deals({"rng_seed": 5})[1]
     agent, rng = env.agent_selection, np.random.default_rng(0)
     while not (env.terminations[agent] or env.truncations[agent]):
         mask = env.infos[agent]["action_mask"]
-        assert env.observe(agent).shape == (env._env.observation_tensor_size(),)
+        assert env.observe(agent).shape == (env.game_state.get_game().observation_tensor_size(),)
         env.step(int(rng.choice(np.flatnonzero(mask))))
         agent = env.agent_selection
     assert sorted(env.rewards.values()) == [-1.0, 1.0]
