@@ -164,6 +164,8 @@ class RummyGame(pyspiel.Game):
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> RummyObserver:
         """The observer of OpenSpiel's observation API: one player's view (tensor and string), or with
         ``perfect_recall`` the information state string only (``ValueError`` for other kinds of observation)."""
+        if isinstance(iig_obs_type, dict):  # pyspiel's game.make_observer(params) passes the parameters only
+            iig_obs_type, params = None, iig_obs_type
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
         if iig_obs_type is not None and (

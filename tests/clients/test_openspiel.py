@@ -281,6 +281,9 @@ def test_perfect_recall_observer_gives_the_information_state_string_and_no_tenso
     public = pyspiel.IIGObservationType(perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE)
     with pytest.raises(ValueError, match="private_info=SINGLE_PLAYER"):
         make_observation(game, public)
+    with pytest.raises(ValueError, match="parameters are not supported"):
+        make_observation(game, None, {"shown": 1})
+    assert game.make_observer({}) is not None  # pyspiel's C++ observer from the parameters alone: the default view
 
 
 def test_rl_environment_observes_with_the_observation_tensor():
