@@ -258,6 +258,11 @@ class Engine:
             _in_threads(_observe_serial, [(ref, rows[lo:hi], seats[lo:hi], out[lo:hi]) for ref, lo, hi in bounds])
         return out
 
+    def _observe_into(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+        """``observe`` into an array the caller owns and reuses (``int64 [n]`` games and seats, ``float32 [n,
+        obs_dim]``), on this thread; shapes unchecked (the OpenSpiel bridge)."""
+        _observe_serial(self._ref, games, seats, out)
+
     def _chunk_bounds(self, count: int) -> list[tuple[Any, int, int]]:
         """``(ref, lo, hi)`` of each thread's share of ``count`` games (callers go serial below ``PARALLEL_MIN``)."""
         chunks = min(self._work.threads, count)
