@@ -18,7 +18,7 @@ import numpy as np
 
 from ..melds import SLOTS
 from .kernels import batch, turns
-from .kernels import observe as observing
+from .kernels import observation as observing
 from .kernels.kernel_spec import kernel_spec
 from .kernels.ref import engine_ref, kernel_spec_ref, kernel_state, state_ref
 from .kernels.work import Work

@@ -39,7 +39,7 @@ The partner (``partnership``) is relative seat 2: their public cards are in ``kn
 and ``placed``. Sections after ``called`` exist only under the switches named.
 
 Nothing here depends on another hand's hidden cards or on the stock order. The vector is
-filled by the compiled ``kernels.observe.observe_row``.
+filled by the compiled ``kernels.observation.observe_row``.
 """
 
 from __future__ import annotations

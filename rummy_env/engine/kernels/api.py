@@ -14,7 +14,7 @@ from __future__ import annotations
 from .jit import compiled_sources, drop_stale_cache
 from .kernel_spec import CALLS_OFF
 from .masks import NOT_WILD, pile_melds
-from .observe import HALF, THIRTEENTH
+from .observation import HALF, THIRTEENTH
 from .ref import SpecRef, StateRef, kernel_spec_ref, kernel_state
 from .table import joker_fits
 from .turns import card_set

@@ -8,7 +8,7 @@ from numba import njit
 from ..state import GAME_OVER
 from .jit import borrowed, inline
 from .masks import NOT_WILD, callable_depths, legal_row, pile_melds
-from .observe import observe_row
+from .observation import observe_row
 from .ref import unpack
 from .refusals import refusal
 from .step import PLAYING, apply_action, end_hand, new_game
