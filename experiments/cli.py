@@ -16,6 +16,7 @@ import difflib
 import functools
 import logging
 import re
+import shutil
 import sys
 import time
 import traceback
@@ -65,16 +66,33 @@ def debugging(cfg: Any) -> bool:
 
 
 def user_errors(task: Callable[[Any], T]) -> Callable[[Any], T]:
-    """Wrap a Hydra task function: a ``ValueError`` or ``OSError`` becomes one ``error:`` line and exit status 2."""
+    """Wrap a Hydra task function: a ``ValueError`` or ``OSError`` becomes one ``error:`` line and exit status 2,
+    and a run folder Hydra made for this refused command is removed (a resumed run's folder is kept)."""
 
     @functools.wraps(task)
     def run(cfg: Any) -> T:
+        fresh = _fresh_run_folder()
         try:
             return task(cfg)
         except (ValueError, OSError) as err:
+            if fresh is not None:
+                shutil.rmtree(fresh, ignore_errors=True)
             sys.exit(report(err, debugging(cfg)))
 
     return run
+
+
+def _fresh_run_folder() -> Path | None:
+    """The run folder of a single run that holds only what Hydra wrote on starting it (``.hydra/`` and the log),
+    else None (a multirun job, a resumed run, no Hydra)."""
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    if not HydraConfig.initialized() or HydraConfig.get().mode != RunMode.RUN:
+        return None
+    folder = Path(HydraConfig.get().runtime.output_dir)
+    made = {".hydra", f"{HydraConfig.get().job.name}.log"}
+    return folder if folder.is_dir() and {p.name for p in folder.iterdir()} <= made else None
 
 
 @dataclass(frozen=True)

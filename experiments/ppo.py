@@ -18,7 +18,7 @@ from sb3_contrib import MaskablePPO
 from agents import PolicyAgent, make_agent, play_games, wilson_interval
 from agents.arena import Progress
 from agents.card_policy import CardPolicy, card_policy_kwargs
-from agents.checkpoints import table_id
+from agents.checkpoints import table_id, table_label, trained_rules
 from agents.lean_ppo import LeanPPO
 from agents.pile_view import pile_top_kwargs
 from rummy_env import Rules
@@ -147,12 +147,14 @@ def load_init(model: MaskablePPO, init: str) -> None:
     path = Path(init)
     if not path.is_file():
         raise ValueError(f"train.init: no checkpoint at {init!r}")
-    source = MaskablePPO.load(str(path), device="cpu").policy.state_dict()
-    target = model.policy.state_dict()
+    loaded = MaskablePPO.load(str(path), device="cpu")
+    source, target = loaded.policy.state_dict(), model.policy.state_dict()
     inputs = getattr(model.policy.features_extractor, "narrower", ())  # the input widths this one widens
     if source.keys() != target.keys() or any(not _fits(source[k], target[k], inputs) for k in target):
+        trained = trained_rules(loaded)
+        made_for = f" (it was trained for {table_label(trained)})" if trained is not None else ""
         raise ValueError(
-            f"train.init={init} holds another network than this run's algo and rules: "
+            f"train.init={init} holds another network than this run's algo and rules{made_for}: "
             "train with the algo= and env= it was distilled or trained with "
             "(or algo=ppo_mlp_pile / ppo_mlp_discard from a narrower checkpoint of the same table)"
         )

@@ -152,3 +152,30 @@ def test_rllib_checkpoints_show_their_run_folder():
         "strategic",
         "ppo_rummy",
     ]
+
+
+FOUR_PLAYERS = "models/rummy500_four_players_mlp.zip"
+
+
+@pytest.mark.parametrize(
+    "app, args",
+    [
+        ("evaluate", [f"agents=[{FOUR_PLAYERS},strategic]", "deals=2"]),
+        ("train", [*TINY_TRAIN, f"train.init={FOUR_PLAYERS}", "train.latest=null"]),
+    ],
+)
+def test_a_checkpoint_of_another_table_is_refused_leaving_no_run_folder(app, args, tmp_path):
+    """Issue 40: the message names the table the checkpoint was made for, and Hydra's run folder goes with it."""
+    done = run_app(app, *args, cwd=tmp_path / "run")
+    assert_one_error_line(done, "rules.players=4")
+    assert done.returncode == 2
+    assert not (tmp_path / "run").exists(), sorted(p.name for p in (tmp_path / "run").iterdir())
+
+
+def test_a_refused_resume_keeps_its_run_folder(tmp_path):
+    """A run folder that already held a run is the user's: a refused command leaves it as it was."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "eval.csv").write_text("steps\n")
+    done = run_app("evaluate", f"agents=[{FOUR_PLAYERS},strategic]", "deals=2", cwd=folder)
+    assert done.returncode == 2 and (folder / "eval.csv").exists()

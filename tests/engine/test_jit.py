@@ -200,3 +200,26 @@ def test_an_inline_kernel_is_read_once_however_many_call_sites_inline_it(monkeyp
     first, second = _own(first), _own(second)
     assert (first(3), second(3)) == (14 - 6, 14 * 6), "the inlined code computes what the functions say"
     assert sorted(read) == ["inner", "outer"], "each inline kernel goes through numba's front end once"
+
+
+def test_the_compile_log_counts_compile_time_not_the_wall_time_between(monkeypatch, caplog):
+    """Issue 40: "N s of compilation so far" adds up the entry points' compile times (a pause between two is not
+    compilation)."""
+    from types import SimpleNamespace
+
+    from rummy_env.engine.kernels import jit
+
+    clock = iter([0.0, 10.0, 60.0, 65.0])
+    monkeypatch.setattr(jit.time, "monotonic", lambda: next(clock))
+    notice = jit._FirstCompileNotice(every=3600)
+
+    def compile_event(name: str) -> SimpleNamespace:
+        py_func = SimpleNamespace(__module__="rummy_env.engine.kernels.batch", __qualname__=name)
+        return SimpleNamespace(data={"dispatcher": SimpleNamespace(py_func=py_func)})
+
+    with caplog.at_level("WARNING", logger="rummy_env"):
+        for name in ("first", "second"):
+            notice.on_start(compile_event(name))
+            notice.on_end(compile_event(name))
+    assert "compiled first in 10 s (10 s of compilation so far)" in caplog.text
+    assert "compiled second in 5 s (15 s of compilation so far)" in caplog.text

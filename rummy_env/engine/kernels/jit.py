@@ -46,7 +46,8 @@ class _FirstCompileNotice(event.Listener):
         self.every = every
         self.depth = 0
         self.current = ""
-        self.started = self.began = 0.0
+        self.started = 0.0
+        self.compiled = 0.0  # seconds spent compiling entry points that finished (not the wall time between them)
         self._idle = threading.Event()
 
     def _log(self, message: str, *args: object) -> None:
@@ -57,8 +58,9 @@ class _FirstCompileNotice(event.Listener):
             self._log("still compiling %s (%.0f s; %.0f s in all)", self.current, *self._elapsed())
 
     def _elapsed(self) -> tuple[float, float]:
-        now = time.monotonic()
-        return now - self.started, now - self.began
+        """Seconds on the entry point compiling now, and seconds of compilation in this process with it."""
+        spent = time.monotonic() - self.started
+        return spent, self.compiled + spent
 
     def on_start(self, ev: event.Event) -> None:
         """Warn before the first compilation of a project kernel (cache hits raise no event); name each entry point."""
@@ -67,7 +69,6 @@ class _FirstCompileNotice(event.Listener):
             return
         if not self.said:
             self.said = True
-            self.began = time.monotonic()
             self._log(COMPILING_NOTICE)
         self.depth += 1
         if self.depth == 1:
@@ -84,6 +85,7 @@ class _FirstCompileNotice(event.Listener):
         if self.depth == 0:
             self._idle.set()
             spent, total = self._elapsed()
+            self.compiled = total
             if spent >= 1.0:
                 self._log("compiled %s in %.0f s (%.0f s of compilation so far)", self.current, spent, total)
 
