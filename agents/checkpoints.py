@@ -10,21 +10,22 @@ RULES_ATTR = "rummy_rules"  # model attribute saved with the checkpoint (SB3 kee
 NOT_TABLE = ("reward",)  # training settings, not the table: a policy plays any of them
 
 
-def table_changes(rules: Rules) -> dict[str, Any]:
-    """The fields of ``rules`` that differ from the defaults, the reward aside, in field order."""
-    default = Rules().to_dict()
+def table_changes(rules: Rules, base: Rules | None = None) -> dict[str, Any]:
+    """The fields of ``rules`` that differ from ``base`` (the defaults), the reward aside, in field order."""
+    default = (base or Rules()).to_dict()
     return {k: v for k, v in rules.to_dict().items() if k not in NOT_TABLE and v != default[k]}
 
 
-def table_id(rules: Rules) -> str:
-    """A file-name tag for the table: ``""`` for the default rules, else e.g. ``players4-first_meld_minimum30``."""
+def table_id(rules: Rules, base: Rules | None = None) -> str:
+    """A file-name tag for the table: ``""`` for ``base`` (the default rules), else e.g.
+    ``players4-first_meld_minimum30``."""
 
     def tag(field: str, value: Any) -> str:
         if isinstance(value, bool):
             return field if value else f"no_{field}"
         return f"{field}{value}" if isinstance(value, int) else f"{field}_{value}"
 
-    return "-".join(tag(k, v) for k, v in table_changes(rules).items())
+    return "-".join(tag(k, v) for k, v in table_changes(rules, base).items())
 
 
 def table_label(rules: Rules) -> str:

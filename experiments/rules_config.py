@@ -8,20 +8,25 @@ Importing this module stores in Hydra's ConfigStore:
 - ``rules/keep``: every ``Rules`` field as null, the ``rules`` overrides of the apps that take a preset and then
   ``rules.<field>=...`` over it (``evaluate``, ``play``): null keeps the preset's value.
 
-``rules_from_config`` is the one way an app's config becomes ``Rules``.
+``rules_from_config`` is the one way an app's config becomes ``Rules``. The ``table`` resolver
+(``${table:${env.name},${env.rules}}``) names the table a run folder is filed under: the preset, and the fields
+changed over it (``default-players3``), so a 3-player run is not filed beside the 2-player ones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
+from agents.checkpoints import table_id
 from rummy_env.rules import PRESETS, Rules
 
 ENV_GROUP = "env"
+ENV_FOLDER = Path(__file__).resolve().parents[1] / "configs" / ENV_GROUP
 KEEP = "keep"  # the option of the ``rules`` group that keeps every field of the preset
 
 
@@ -71,4 +76,17 @@ def rules_from_config(cfg: Any, players: int | None = None) -> Rules:
     return Rules.from_dict(fields)
 
 
+def run_table(preset: str, rules: Any) -> str:
+    """The folder name of a run's table: ``preset`` (a ``Rules`` preset or a YAML env of ``configs/env/``), then
+    the fields ``rules`` changes over it."""
+    if preset in PRESETS:
+        base = Rules.preset(preset)
+    else:
+        yaml = ENV_FOLDER / f"{preset}.yaml"
+        base = Rules.from_dict(_plain(OmegaConf.load(yaml).get("rules")) if yaml.is_file() else {})
+    changes = table_id(Rules.from_dict(_plain(rules)), base)
+    return f"{preset}-{changes}" if changes else preset
+
+
 register()
+OmegaConf.register_new_resolver("table", run_table, replace=True)

@@ -6,12 +6,16 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
+from experiments.rules_config import rules_from_config
+
 
 def write_report(
     cfg: DictConfig, out: Path, state: dict, final_rows: list[dict], seconds: float, steps: int, command: str
 ) -> None:
     """Write report.md: the run, the final evaluation and the learning curve."""
     periodic = [r for r in state["evals"] if not r["final"]]
+    rules = rules_from_config(cfg)
+    par = 1 / rules.sides  # an even share of the wins: a win rate above it beats the table
     policy_kwargs = {k: v for k, v in cfg.algo.policy_kwargs.items() if v is not None}
     lines = [
         f"# Training report: {cfg.env.name} / {cfg.algo.name} / opponents {cfg.opponents.name}, seed {cfg.train.seed}",
@@ -33,14 +37,14 @@ def write_report(
             f"{cfg.opponents.snapshot_weight}, live learner {cfg.opponents.latest_weight}"
         ),
         "",
-        "## Final evaluation (wins of games to the target score, Wilson 95% CI)",
+        f"## Final evaluation (wins of games to the target score, Wilson 95% CI; par {par:.3f}: {rules.sides} sides)",
         "",
-        "| opponent | games | win rate | 95% CI | mean score diff |",
-        "|---|---|---|---|---|",
+        "| opponent | games | win rate | par | 95% CI | mean score diff |",
+        "|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {r['opponent']} | {r['games']} | {r['win_rate']:.3f} | [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | "
-        f"{r['score_diff']:+.1f} |"
+        f"| {r['opponent']} | {r['games']} | {r['win_rate']:.3f} | {par:.3f} | "
+        f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}] | {r['score_diff']:+.1f} |"
         for r in final_rows
     ]
     if periodic:
@@ -50,7 +54,7 @@ def write_report(
             points.setdefault(r["steps"], {"wall_s": r["wall_s"]})[r["opponent"]] = r["win_rate"]
         lines += [
             "",
-            f"## Learning curve ({int(cfg.eval.games)} games per point, same deals each time)",
+            f"## Learning curve ({int(cfg.eval.games)} games per point, same deals each time; par {par:.3f})",
             "",
             "| steps | minutes | " + " | ".join(f"vs {o}" for o in opponents) + " |",
             "|---" * (len(opponents) + 2) + "|",

@@ -54,12 +54,13 @@ def parse_card(text: str) -> int:
     key = text.strip().upper()
     if key == JOKER_TEXT:
         return JOKER
+    form = "expected rank A 2-9 T (or 10) J Q K then suit C D H S, or 'JK'"
     if len(key) < 2 or key[-1] not in SUITS:
-        raise ValueError(f"bad card {text!r}: expected rank A 2-9 T J Q K then suit C D H S, or 'JK'")
+        raise ValueError(f"bad card {text!r}: {form}")
     try:
         rank = parse_rank(key[:-1])
     except ValueError:
-        raise ValueError(f"bad card {text!r}: unknown rank {key[:-1]!r}") from None
+        raise ValueError(f"bad card {text!r}: unknown rank {key[:-1]!r}; {form}") from None
     return card_kind(SUITS.index(key[-1]), rank)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from experiments.cli import alias, check_overrides
+from experiments.cli import CONFIGS, alias, check_overrides
 from experiments.evaluate import display_names
 from experiments.sweep_report import report
 
@@ -127,7 +127,9 @@ def test_a_sweep_leaves_the_latest_model_alone_and_names_its_best_run(tmp_path):
     assert not list(tmp_path.glob("latest-*.zip"))
     runs = sorted(p for p in sweep.iterdir() if (p / "final.zip").exists())
     assert [p.name for p in runs] == ["seed0_0", "seed1_1"]
-    assert "players': 3" in (runs[0] / "report.md").read_text()  # rules.players reached the game
+    text = (runs[0] / "report.md").read_text()
+    assert "players': 3" in text  # rules.players reached the game
+    assert "par 0.333: 3 sides" in text and "| random | 2 | " in text
     assert done.stdout.count("model written to") == 2 and "left as it was" in done.stdout
     report([sweep])
     best = (sweep / "sweep_report.md").read_text().splitlines()[-1]
@@ -179,3 +181,17 @@ def test_a_refused_resume_keeps_its_run_folder(tmp_path):
     (folder / "eval.csv").write_text("steps\n")
     done = run_app("evaluate", f"agents=[{FOUR_PLAYERS},strategic]", "deals=2", cwd=folder)
     assert done.returncode == 2 and (folder / "eval.csv").exists()
+
+
+def test_runs_are_filed_by_their_table():
+    """Issue 40: a 3-player run is not filed beside the 2-player ones (``${table:...}`` in the run folder)."""
+    from experiments.rules_config import run_table
+    from rummy_env import Rules
+
+    assert run_table("default", Rules().to_dict()) == "default"
+    assert run_table("default", Rules(players=3).to_dict()) == "default-players3"
+    assert run_table("four_players", Rules(players=4).to_dict()) == "four_players"
+    assert run_table("four_players", Rules(players=4, min_run=4).to_dict()) == "four_players-min_run4"
+    assert run_table("pagat", Rules.preset("pagat", target_score=300).to_dict()) == "pagat-target_score300"
+    for app in ("train", "train_rllib", "distill", "audit"):
+        assert "${table:${env.name},${env.rules}}" in (CONFIGS / f"{app}.yaml").read_text(), app

@@ -44,6 +44,8 @@ def test_bad_card_in_a_scenario(text):
     with pytest.raises(ValueError) as info:
         e.reset(seed=0, options={"scenario": sd})
     assert "hands[0]" in str(info.value) and repr(text) in str(info.value), info.value
+    if text in ("1H", "ZZ"):  # the message says what a card looks like, as the action parser's does
+        assert "A 2-9 T (or 10) J Q K" in str(info.value) and "C D H S" in str(info.value), info.value
 
 
 @pytest.mark.parametrize("good,canonical", [("th", "TH"), ("10h", "TH"), (" AS ", "AS"), ("jk", "JK"), ("10S", "TS")])
