@@ -30,13 +30,15 @@ def _guided(checkpoint: str) -> str:
     return f"{SEARCH}:64,guide={MODELS / checkpoint},depth=12"
 
 
-# ``best``: the strongest shipped agent of each kind of table at <= 50 ms a decision on the 2-core machine, one game at a
-# time (play, serve). Each entry: the agent, then where its strength and its time were measured.
+# ``best``: the strongest shipped agent of each kind of table at <= 50 ms a decision on the 2-core machine, one game
+# at a time (play, serve). Each entry: the agent, then where its strength and its time were measured.
 BEST_AGENTS: dict[str, tuple[str, str]] = {
     "2 players": (
         _guided("rummy500_default_mlp.zip"),
-        "README.md Leaderboard, 2 players: first, 0.836 [0.797, 0.869], beat every other agent 35-15 or more; "
-        "16.6 ms a decision one game at a time (models/README.md, Guided search)",
+        (
+            "README.md Leaderboard, 2 players: first, 0.836 [0.797, 0.869], beat every other agent 35-15 or more; "
+            "16.6 ms a decision one game at a time (models/README.md, Guided search)"
+        ),
     ),
     "3 players": (
         _guided("rummy500_three_players_mlp.zip"),
@@ -44,9 +46,11 @@ BEST_AGENTS: dict[str, tuple[str, str]] = {
     ),
     "4 players": (
         _guided("rummy500_four_players_mlp.zip"),
-        "README.md Leaderboard, 4 players: the most wins, 0.388 [0.315, 0.465] (par 0.25; the pile-view checkpoint "
-        "rates higher on placings, 0.237 wins); 0.525 of 400 games against three strategic (models/README.md, "
-        "Guided search)",
+        (
+            "README.md Leaderboard, 4 players: the most wins, 0.388 [0.315, 0.465] (par 0.25; the pile-view "
+            "checkpoint rates higher on placings, 0.237 wins); 0.525 of 400 games against three strategic "
+            "(models/README.md, Guided search)"
+        ),
     ),
     "partnership": (
         _guided("partnership_recipe_strong_mlp.zip"),
@@ -54,8 +58,10 @@ BEST_AGENTS: dict[str, tuple[str, str]] = {
     ),
     "persian": (
         str(MODELS / "persian_recipe_strong_mlp.zip"),
-        "models/README.md, persian_recipe_strong_mlp.zip: 0.642 [0.612, 0.671] against a strategic side, 0.610 "
-        "against persian_team_mlp (no search measured at this table)",
+        (
+            "models/README.md, persian_recipe_strong_mlp.zip: 0.642 [0.612, 0.671] against a strategic side, 0.610 "
+            "against persian_team_mlp (no search measured at this table)"
+        ),
     ),
 }
 
@@ -69,7 +75,9 @@ def best_table(rules: Rules | None = None) -> str:
     else:
         kind = "partnership" if rules.partnership else f"{rules.players} players"
     if kind not in BEST_AGENTS:
-        raise ValueError(f"best: no shipped agent for a table of {rules.players} players; best covers {', '.join(BEST_AGENTS)}")
+        raise ValueError(
+            f"best: no shipped agent for a table of {rules.players} players; best covers {', '.join(BEST_AGENTS)}"
+        )
     return kind
 
 
@@ -125,7 +133,8 @@ def make_agent(
 
 def agent_kind(name: str) -> str:
     """What ``make_agent(name)`` builds, found without loading anything: ``best``, ``registered``, ``search``,
-    ``noisy``, ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name or a missing checkpoint."""
+    ``noisy``, ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name or a missing
+    checkpoint."""
     if name == BEST:
         return BEST
     if name in AGENTS:
