@@ -1,5 +1,5 @@
-"""``make_agent``: an agent from a name (random, greedy, strategic, human, search[:options], noisy:EPS:AGENT) or a
-checkpoint path."""
+"""``make_agent``: an agent from a name (random, greedy, strategic, human, best, search[:options], noisy:EPS:AGENT)
+or a checkpoint path."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 from rummy_env.rules import Rules
 
 from .base import Agent
+from .checkpoints import table_changes
 from .greedy import GreedyAgent
 from .human import HumanAgent
 from .noisy import NAME as NOISY
@@ -20,12 +21,82 @@ from .search import NAME as SEARCH
 from .search import make_search
 from .strategic import StrategicAgent
 
+MODELS = Path(__file__).resolve().parents[1] / "models"  # the shipped checkpoints
+BEST = "best"
+
+
+def _guided(checkpoint: str) -> str:
+    """The guided search of the leaderboards: 64 rollouts, ``checkpoint`` as prior and value, horizon 12 steps."""
+    return f"{SEARCH}:64,guide={MODELS / checkpoint},depth=12"
+
+
+# ``best``: the strongest shipped agent of each kind of table at <= 50 ms a decision on the 2-core machine, one game
+# at a time (play, serve). Each entry: the agent, then where its strength and its time were measured ("one game at a
+# time": experiments.evaluate batch=1 against strategic, 2026-12-04, the machine shared; models/README.md, best).
+BEST_AGENTS: dict[str, tuple[str, str]] = {
+    "2 players": (
+        _guided("rummy500_default_mlp.zip"),
+        (
+            "README.md Leaderboard, 2 players: first, 0.836 [0.797, 0.869], beat every other agent 35-15 or more; "
+            "6.7 ms a decision one game at a time"
+        ),
+    ),
+    "3 players": (
+        _guided("rummy500_three_players_mlp.zip"),
+        "README.md Leaderboard, 3 players: first, 0.511 [0.439, 0.583] (par 0.333); 7.5 ms a decision one at a time",
+    ),
+    "4 players": (
+        _guided("rummy500_four_players_mlp.zip"),
+        (
+            "README.md Leaderboard, 4 players: the most wins, 0.388 [0.315, 0.465] (par 0.25; the pile-view "
+            "checkpoint rates higher on placings, 0.237 wins); 0.525 of 400 games against three strategic "
+            "(models/README.md, Guided search); 7.1 ms a decision one game at a time"
+        ),
+    ),
+    "partnership": (
+        _guided("partnership_recipe_strong_mlp.zip"),
+        (
+            "README.md Leaderboard, partnership: first, 0.796 [0.770, 0.820] (par 0.5), beat every other side "
+            "0.73-0.84; 6.5 ms a decision one game at a time"
+        ),
+    ),
+    "persian": (
+        str(MODELS / "persian_recipe_strong_mlp.zip"),
+        (
+            "models/README.md, persian_recipe_strong_mlp.zip: 0.642 [0.612, 0.671] against a strategic side, 0.610 "
+            "against persian_team_mlp (no search measured at this table); 0.9 ms a decision one game at a time"
+        ),
+    ),
+}
+
+
+def best_table(rules: Rules | None = None) -> str:
+    """The kind of table ``best`` picks for (a key of ``BEST_AGENTS``): ``persian`` when the rules make every change
+    of ``Rules.preset("persian")``, else ``partnership``, else ``<n> players``; a ``ValueError`` for other tables."""
+    rules = rules or Rules()
+    if table_changes(Rules.preset("persian")).items() <= table_changes(rules).items():
+        kind = "persian"
+    else:
+        kind = "partnership" if rules.partnership else f"{rules.players} players"
+    if kind not in BEST_AGENTS:
+        raise ValueError(
+            f"best: no shipped agent for a table of {rules.players} players; best covers {', '.join(BEST_AGENTS)}"
+        )
+    return kind
+
+
+def best_spec(rules: Rules | None = None) -> str:
+    """The agent ``best`` stands for at these rules (``BEST_AGENTS``)."""
+    return BEST_AGENTS[best_table(rules)][0]
+
+
 AGENTS: dict[str, Callable[[int], Agent]] = {
     "random": lambda seed: RandomAgent(seed),
     "greedy": lambda seed: GreedyAgent(seed),
     "strategic": lambda seed: StrategicAgent(seed),
     "human": lambda seed: HumanAgent(),
     SEARCH: lambda seed: make_search(SEARCH, seed),
+    BEST: lambda seed: make_agent(BEST, seed=seed),  # the default table's; make_agent(BEST, rules) picks the table's
 }
 
 
@@ -37,6 +108,8 @@ def make_agent(
 ) -> Agent:
     """The agent called ``name_or_path`` (a registered name or a ``MaskablePPO`` ``.zip``), seeded with ``seed``.
 
+    ``best`` is the strongest shipped agent for the table of ``rules`` (``BEST_AGENTS``; the default rules if none).
+
     A checkpoint plays its most likely legal action, or with ``deterministic=False`` samples one from
     uniforms fixed by ``seed`` and the game, as ``random`` does, so sampled games repeat from their seeds.
     """
@@ -46,6 +119,8 @@ def make_agent(
         rules = Rules.from_dict(rules)
     key = str(name_or_path)
     kind = agent_kind(key)
+    if kind == BEST:
+        return make_agent(best_spec(rules), rules, seed, deterministic)
     if kind == "registered":
         return AGENTS[key](seed)
     if kind == SEARCH:
@@ -61,8 +136,11 @@ def make_agent(
 
 
 def agent_kind(name: str) -> str:
-    """What ``make_agent(name)`` builds, found without loading anything: ``registered``, ``search``, ``noisy``,
-    ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name or a missing checkpoint."""
+    """What ``make_agent(name)`` builds, found without loading anything: ``best``, ``registered``, ``search``,
+    ``noisy``, ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name or a missing
+    checkpoint."""
+    if name == BEST:
+        return BEST
     if name in AGENTS:
         return "registered"
     if name.startswith(SEARCH + ":"):

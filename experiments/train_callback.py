@@ -32,7 +32,7 @@ class TrainCallback(BaseCallback):
         super().__init__()
         self.cfg, self.out, self.rules, self.pool, self.s = cfg, out, rules, pool, state
         self.ckpt = out / "checkpoints"
-        self.wins = self.games = 0.0
+        self.wins = self.games = self.reward = 0.0
         self.outside_s = 0.0  # seconds spent on evaluations and checkpoints (not training)
         self.rollouts, self.t_start, self.steps_start = 0, time.time(), 0
 
@@ -89,6 +89,7 @@ class TrainCallback(BaseCallback):
         if limit and time.time() - self.t0 > 60 * float(limit):
             log.info("[%9d] time limit of %s min reached: stopping", self.model.num_timesteps, limit)
             return False
+        self.reward += float(np.sum(self.locals["rewards"]))
         for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
             if done and "winner" in info:
                 self.games += 1
@@ -99,8 +100,9 @@ class TrainCallback(BaseCallback):
         if self.games:
             self.logger.record("game/train_win_rate", self.wins / self.games)
             self.logger.record("game/train_games", self.games)
+            self.logger.record("game/train_reward_per_game", self.reward / self.games)  # the rollout's, per game ended
         self.logger.record("time/wall_s", time.time() - self.t0)
-        self.wins = self.games = 0.0
+        self.wins = self.games = self.reward = 0.0
 
     def _on_training_end(self) -> None:
         self.save_checkpoint()
