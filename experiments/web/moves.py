@@ -221,5 +221,5 @@ def legal_moves(
 def move_words(spec: Any, before: State, after: State, action: int, names: list[str] | None = None) -> str:
     """A move as the whole table saw it, in words (``after``: the position it made, before any next deal)."""
     seat = int(before.current[0])
-    views = [table_view(spec, s, 0, None, names=names, reveal=False) for s in (before, after)]
-    return describe(int(spec.layout.kind[action]), spec.layout.to_str(action), *views, seat, [])
+    seen, made = (table_view(spec, s, 0, None, names=names, reveal=False) for s in (before, after))
+    return describe(int(spec.layout.kind[action]), spec.layout.to_str(action), seen, made, seat, [])
