@@ -230,7 +230,7 @@ function render(data) {
   $("status").dataset.over = data.over ? "yes" : "no";
   $("status").dataset.mine = mine ? "yes" : "no";
   $("record-link").hidden = !data.record;
-  if (data.record) $("record-open").href = `#replay=${encodeURIComponent(data.record)}&game=0`;
+  if (data.record) $("record-open").href = `#replay=${encodeURIComponent(data.record)}&index=0`;
   const watching = data.humans.length === 0;
   $("watch").hidden = !watching;
   $("watch-step").disabled = data.over;
@@ -478,7 +478,7 @@ async function openReplay(event) {
   const frame = await api("POST", "/api/replays", body);
   state.replay = frame.id;
   $("replay-probs-caption").textContent = `${body.checkpoint}: its probability of each legal move (top 8)`;
-  history.replaceState(null, "", `#replay=${encodeURIComponent(body.file)}&game=${body.game}`);
+  history.replaceState(null, "", `#replay=${encodeURIComponent(body.file)}&index=${body.game}`);
   showFrame(frame);
 }
 
@@ -505,17 +505,17 @@ function switchTab(name) {
   $("replay").hidden = name !== "replay";
 }
 
-// ------------------------------------------------------------------ the address: #game=ID&token=T, #replay=FILE
+// ------------------------------------------------------------------ the address: #game=ID&token=T, #replay=FILE&index=N
 async function route() {
   const params = new URLSearchParams(location.hash.slice(1));
-  if (params.get("game")) {
+  if (params.get("game") && !params.get("replay")) {
     enterGame(params.get("game"), params.get("token"));
     state.seen = 0;
     const query = (state.token ? `token=${encodeURIComponent(state.token)}&` : "");
     render(await api("GET", `/api/games/${state.game}?${query}`));
     state.hands = state.data.hands.length;
   } else if (params.get("replay")) {
-    await openRecord(params.get("replay"), Number(params.get("game") || 0));
+    await openRecord(params.get("replay"), Number(params.get("index") || 0));
   } else {
     stopPolling();
     stopWatching();

@@ -278,6 +278,7 @@ def test_a_reload_mid_game_returns_to_it(page):
     assert page.url == url
 
 
+@pytest.mark.slow  # a whole hand by two people, three pages polling: about 30 s
 def test_two_people_and_a_spectator_at_one_table(browser, server):
     address, app = server
     host = open_page(browser, address)
@@ -320,7 +321,10 @@ def test_two_people_and_a_spectator_at_one_table(browser, server):
     record = host.evaluate("state.data.record")
     assert record and record.startswith("web-")
     host.click("#record-open")
-    host.wait_for_selector("#replay-table svg")
+    host.wait_for_function(
+        "document.querySelector('#replay-table svg') || !document.querySelector('#replay-error').hidden"
+    )
+    assert host.is_visible("#replay-table svg"), host.inner_text("#replay-error")
     for pg in pages.values():
         assert not pg.errors, pg.errors
         pg.context.close()
