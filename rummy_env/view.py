@@ -3,7 +3,8 @@
 ``table_view(spec, state, g, viewer)`` reads game ``g`` through ``state_dict`` and the
 engine's arrays and keeps only what ``viewer`` may see: its own hand, the other hands'
 sizes and the cards the table knows they hold (taken from the pile), never the stock's
-order or the deal's seed. ``viewer=None`` is the spectator's view: every hand.
+order or the deal's seed. ``viewer=None`` is the spectator's view: every hand (with
+``reveal=False``: no hand, only what the whole table knows).
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ def table_view(
     viewer: int | None = SPECTATOR,
     last: str | None = None,
     names: list[str] | None = None,
+    reveal: bool | None = None,
 ) -> dict[str, Any]:
-    """Game ``g`` as ``viewer`` sees it (``None``: everything); ``last`` is the last move, ``names`` the seats'."""
+    """Game ``g`` as ``viewer`` sees it (``None``: everything; ``reveal=False``: public cards only); ``last`` is the
+    last move, ``names`` the seats'."""
     sd = state_dict(spec, s, g)
     rules = spec.rules
     players = spec.players
@@ -37,7 +40,7 @@ def table_view(
         raise ValueError(f"viewer must be a seat 0..{players - 1} or None (spectator), got {viewer!r}")
     seats = []
     for p in range(players):
-        shown = hand_shown(spec, s, g, p, viewer, reveal=viewer is None)
+        shown = hand_shown(spec, s, g, p, viewer, reveal=viewer is None if reveal is None else reveal)
         seats.append(
             {
                 "seat": p,

@@ -1,4 +1,4 @@
-"""Make README's pictures: a drawn position (docs/img/table.png) and the web app (docs/img/web_app.png).
+"""Make README's pictures: a drawn position (docs/img/table.png) and the web app (docs/img/web_table_*.png).
 
 Usage: python scripts/make_pictures.py [--out docs/img]. The web app's screenshot needs Debian's
 chromium and the playwright package (no browser download); without them only the table is drawn.
@@ -13,8 +13,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-
-import numpy as np
 
 import rummy_env
 
@@ -48,16 +46,16 @@ def draw_table(out: Path) -> Path:
     return path
 
 
-def screenshot_app(out: Path) -> Path | None:
-    """The web app in headless chromium, a person's game against two agents, a few moves in."""
+def screenshot_app(out: Path) -> list[Path]:
+    """The web app in headless chromium at desktop and phone size, a person's game against two agents."""
     chromium = shutil.which("chromium")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         chromium = None
     if chromium is None:
-        print("no chromium/playwright: skipping the web app's screenshot")
-        return None
+        print("no chromium/playwright: skipping the web app's screenshots")
+        return []
     import uvicorn
 
     from experiments.serve import create_app
@@ -72,31 +70,44 @@ def screenshot_app(out: Path) -> Path | None:
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
-    path = out / "web_app.png"
+    paths = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": 1220, "height": 1060})
-        page.goto(f"http://127.0.0.1:{port}")
-        page.wait_for_selector("#seat-1")
-        page.select_option("#players", "3")
-        page.fill("#seat-1", "strategic")
-        page.fill("#seat-2", "search:32")
-        page.fill("#seed", "3")
-        page.click("#start")
-        rng = np.random.default_rng(0)
-        for _ in range(14):  # a few turns: draw or take, then a meld or a discard
-            page.wait_for_selector("button.action")
-            actions = page.locator("button.action").evaluate_all("nodes => nodes.map(n => n.dataset.action)")
-            melds = [a for a in actions if a.startswith(("meld", "layoff"))]
-            choice = melds[0] if melds else actions[int(rng.integers(len(actions)))]
-            before = page.inner_html("#table")
-            page.click(f'button.action[data-action="{choice}"]')
-            page.wait_for_function("b => document.querySelector('#table').innerHTML !== b", arg=before)
-        page.mouse.move(1200, 10)  # no button under the pointer (hover colours)
-        page.screenshot(path=str(path))
+        for name, size in (("web_table_desktop.png", (1220, 1300)), ("web_table_phone.png", (390, 844))):
+            page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+            page.add_init_script("localStorage.setItem('rummy.frame_ms', '30')")
+            page.goto(f"http://127.0.0.1:{port}")
+            page.wait_for_selector("#seat-1")
+            page.select_option("#players", "3")
+            page.fill("#seat-1", "strategic")
+            page.fill("#seat-2", "greedy")
+            page.fill("#seed", "3")
+            page.click("#start")
+            for _ in range(12):  # a few turns: draw or take, then a meld, a lay-off or a discard
+                page.wait_for_function("state.data && !document.body.classList.contains('busy')")
+                if page.is_visible("#summary-next"):
+                    page.click("#summary-next")
+                    continue
+                choices = page.evaluate("state.data.choices")
+                placing = [c for c in choices if c["kind"].startswith(("meld", "layoff"))]
+                discards = [c for c in choices if c["kind"] == "discard" and c["hand"] != ["JK"]]
+                choice = (placing or discards or choices)[0]
+                moves = page.evaluate("state.data.moves")
+                page.evaluate("a => guarded(() => play(a))", choice["action"])
+                page.wait_for_function(
+                    "m => state.data.moves > m && !document.body.classList.contains('busy')", arg=moves
+                )
+            page.wait_for_function("state.data.choices.length && document.querySelector('#replaying').hidden")
+            cards = page.locator("#hand button.card")
+            for k in range(min(2, cards.count())):  # two cards selected: the moves they make are offered in words
+                cards.nth(k).click()
+            page.mouse.move(size[0] - 5, 5)  # no button under the pointer (hover colours)
+            path = out / name
+            page.screenshot(path=str(path))
+            paths.append(path)
         browser.close()
     server.should_exit = True
-    return path
+    return paths
 
 
 def main() -> None:
@@ -105,9 +116,8 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "docs" / "img"))
     out = Path(parser.parse_args().out)
     out.mkdir(parents=True, exist_ok=True)
-    for path in (draw_table(out), screenshot_app(out)):
-        if path is not None:
-            print("wrote", path)
+    for path in (draw_table(out), *screenshot_app(out)):
+        print("wrote", path)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 from pathlib import Path
 
@@ -37,7 +39,7 @@ def client(folders):
     from experiments.serve import create_app
 
     records, checkpoints = folders
-    with TestClient(create_app(records=records, checkpoints=checkpoints)) as client:
+    with TestClient(create_app(records=records, checkpoints=checkpoints, save_games=False)) as client:
         yield client
 
 
@@ -52,7 +54,26 @@ def hidden_cards(game, seat: int) -> list[str]:
     return [c for c in cards + sd["stock"] if c != "JK" and c not in played]
 
 
+def _without_codes(data, hand=None):
+    """A page's JSON less the seat's own legal action strings (the action codec names each card of a meld,
+    ``meld 5D 5H 5S`` with a joker for 5D, which says nothing of where a card the hand lacks lies) and less
+    the moves of earlier hands (the cards of an earlier deal say nothing of this one)."""
+    if isinstance(data, dict):
+        hand = data.get("view", {}).get("hand_no", hand) if isinstance(data.get("view"), dict) else hand
+        if hand is not None and isinstance(data.get("hand"), int) and data["hand"] < hand:
+            return None
+        return {k: _without_codes(v, hand) for k, v in data.items() if k not in ("legal", "action")}
+    if isinstance(data, list):
+        return [_without_codes(v, hand) for v in data]
+    return data
+
+
 def assert_hides(text: str, cards: list[str]) -> None:
-    """No card of ``cards`` appears as a card string in ``text``."""
+    """No card of ``cards`` appears in ``text``, as a card string (``TH``) or as the page shows it (``10♥``)."""
+    from experiments.web.moves import show
+
+    with contextlib.suppress(ValueError):  # JSON text: its escaped suit symbols written out
+        text = json.dumps(_without_codes(json.loads(text)), ensure_ascii=False)
     for card in cards:
         assert re.search(rf"\b{card}\b", text) is None, f"{card} leaked"
+        assert re.search(rf"(?<![0-9A-Z]){re.escape(show(card))}", text) is None, f"{show(card)} leaked"
