@@ -83,24 +83,23 @@ def screenshot_app(out: Path) -> list[Path]:
             page.fill("#seat-2", "greedy")
             page.fill("#seed", "3")
             page.click("#start")
-            for _ in range(12):  # a few turns: draw or take, then a meld, a lay-off or a discard
-                page.wait_for_function("state.data && !document.body.classList.contains('busy')")
+            for _ in range(6):  # a few turns: draw or take, then a meld, a lay-off or a discard
+                _wait_idle(page)
                 if page.is_visible("#summary-next"):
                     page.click("#summary-next")
                     continue
                 choices = page.evaluate("state.data.choices")
                 placing = [c for c in choices if c["kind"].startswith(("meld", "layoff"))]
                 discards = [c for c in choices if c["kind"] == "discard" and c["hand"] != ["JK"]]
-                choice = (placing or discards or choices)[0]
-                moves = page.evaluate("state.data.moves")
-                page.evaluate("a => guarded(() => play(a))", choice["action"])
-                page.wait_for_function(
-                    "m => state.data.moves > m && !document.body.classList.contains('busy')", arg=moves
-                )
-            page.wait_for_function("state.data.choices.length && document.querySelector('#replaying').hidden")
-            cards = page.locator("#hand button.card")
-            for k in range(min(2, cards.count())):  # two cards selected: the moves they make are offered in words
-                cards.nth(k).click()
+                page.evaluate("a => guarded(() => play(a))", (placing or discards or choices)[0]["action"])
+            _wait_idle(page)
+            choices = page.evaluate("state.data.choices")
+            shown = max(choices, key=lambda c: (len(c["hand"]) + (c["depth"] or 0), c["kind"] != "discard"))
+            for card in shown["hand"]:  # the cards of a move selected: the moves they make are offered in words
+                page.locator(f'#hand button.card[data-card="{card}"][aria-pressed="false"]').first.click()
+            if shown["depth"]:
+                page.click(f'#pile button.card[data-depth="{shown["depth"]}"]')
+            _wait_idle(page)
             page.mouse.move(size[0] - 5, 5)  # no button under the pointer (hover colours)
             path = out / name
             page.screenshot(path=str(path))
@@ -108,6 +107,13 @@ def screenshot_app(out: Path) -> list[Path]:
         browser.close()
     server.should_exit = True
     return paths
+
+
+def _wait_idle(page) -> None:
+    """Until a position is shown, no request runs and no move is being replayed."""
+    page.wait_for_function(
+        "state.data && !document.body.classList.contains('busy') && document.querySelector('#replaying').hidden"
+    )
 
 
 def main() -> None:
