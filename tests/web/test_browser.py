@@ -278,8 +278,9 @@ def test_a_reload_mid_game_returns_to_it(page):
     assert page.url == url
 
 
-@pytest.mark.slow  # a whole hand by two people, three pages polling: about 30 s
 def test_two_people_and_a_spectator_at_one_table(browser, server):
+    """A whole hand by two people in two browser contexts, a spectator watching (about 30 s; in the default run, so
+    that .ci/run plays it)."""
     address, app = server
     host = open_page(browser, address)
     start(host, 3, ["human", "human", "greedy"], 21, names=["Ann", "Bo"])
