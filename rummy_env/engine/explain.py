@@ -172,6 +172,8 @@ def _form_words(spec: GameSpec, s: State, g: int, kind: int, arg: int, hand: np.
 
 
 def _placement_words(spec, s, g, kind, arg, hand) -> str | None:
+    """The words of a placement the mask's ``formable`` pass refused: what the hand lacks, or what the table does
+    not accept."""
     table = spec.table
     jokers = int(hand[JOKER])
     if kind in (MELD_GROUP4, MELD_JOKERS, LAYOFF_JOKER):
@@ -179,16 +181,12 @@ def _placement_words(spec, s, g, kind, arg, hand) -> str | None:
     groups_only = spec.rules.joker_mode == "groups_only"
     if groups_only and kind in (JOKER_RUN, JOKER_GROUP):
         return 'jokers are not wild under joker_mode="groups_only": they meld only in groups of jokers'
-    if kind == MELD and spec.rules.min_run == 4 and not table.is_group[arg]:
-        return "under min_run=4 a new run has at least four cards ('meld C1 C2 C3 C4')"
     if kind == MELD_RUN4:
         kind, arg = MELD, NUM_GROUP_PATTERNS + arg
     if kind == MELD:
         if not table.enabled[arg]:
             return "that run goes around the corner (K-A-2), legal only with ace_around_corner"
-        lacking = [card_str(c) for c in table.cards[arg] if c >= 0 and hand[c] == 0]
-        if len(lacking) <= min(jokers, int(table.max_lacking[arg])):  # the play mask's test (search.play_mask_core)
-            return None
+        lacking = [card_str(c) for c in table.cards[arg] if c >= 0 and hand[c] == 0]  # the mask found too many
         if groups_only:
             return f'you lack {" ".join(lacking)} (jokers are not wild under joker_mode="groups_only")'
         if len(lacking) > jokers:

@@ -574,6 +574,17 @@ def test_a_refused_double_on_a_group_of_four_is_explained():
         g.env.step(g.env.action_from_str("meld TC TD TH TS double"))
 
 
+def test_a_double_that_leaves_no_discard_is_explained_as_such():
+    """The dealer holds the meld, but under going_out="discard_required" putting it down leaves no card to discard:
+    the refusal names that stage of the mask, not a lacking card."""
+    g = gstart(
+        [["9C", "9D", "9S"], ["9H", "JK", "3C"]], dj=DOUBLE, extra={"phase": "play"}, going_out="discard_required"
+    )
+    g.refuse("meld 9C 9D 9S double")
+    with pytest.raises(ValueError, match=r"meld 9C 9D 9S double.*no legal way to finish the turn"):
+        g.env.step(g.env.action_from_str("meld 9C 9D 9S double"))
+
+
 def test_laying_off_the_dealers_joker_is_a_melding_turn():
     """docs/rules.md §4 (2. Meld) with §8.8: the dealer's joker scores 0 but laying it off puts a card down, so an
     unopened dealer

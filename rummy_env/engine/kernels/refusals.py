@@ -25,6 +25,7 @@ from ...actions import (
     STOP,
     TAKE,
 )
+from ...melds import NUM_PATTERNS
 from ..state import (
     DRAW_PHASE,
     GAME_OVER,
@@ -37,7 +38,7 @@ from ..state import (
 from .dealer import DOUBLED, SPLITS, WILD, dj_ready, dj_refusal
 from .dealers_gambit import block_refusal
 from .jit import kernel
-from .kernel_spec import PLACEMENTS
+from .kernel_spec import GROUP4_OFF, PLACEMENTS
 from .masks import (
     call_refusal,
     discard_block,
@@ -144,10 +145,20 @@ def play_refusal(s, k, g, action, kind, work):
         return block_refusal(s, k, g)
     if kind in (DJ_MELD, DJ_LAYOFF, DOUBLE):
         why = dj_refusal(s, k, g, WILD if kind != DOUBLE else DOUBLED)
-        return why if why != LEGAL else CANNOT_FORM
+        if why != LEGAL or kind != DOUBLE:
+            return why if why != LEGAL else CANNOT_FORM
+        arg = k.act_arg[action]  # ``double`` is a meld pattern's column, or past them a group of four's
+        return placement_refusal(s, k, g, arg if arg < NUM_PATTERNS else GROUP4_OFF + arg - NUM_PATTERNS)
     column = placement_column(k, action)
     if column < 0:
         return RUN_TOO_SHORT if kind == MELD else NOT_THIS_PHASE
+    return placement_refusal(s, k, g, column)
+
+
+@kernel
+def placement_refusal(s, k, g, column):
+    """Why ``play_mask_core``'s passes leave placement ``column`` out: the hand cannot make it, it does not meld
+    the obliged card, or the turn could not end after it."""
     hand = s.hand[g, s.current[g]]
     allowed = np.zeros(PLACEMENTS, dtype=np.bool_)
     formable(s, k, g, hand, allowed)
