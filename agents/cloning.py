@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from rummy_env.engine import Engine
-from rummy_env.env import OBS_BOUND
 from rummy_env.rules import Rules
 
 from .arena import play_games
@@ -99,7 +98,7 @@ class Recorder(Agent):
             seat = s.current[games[keep]].astype(np.int64)
             self.rows.append(
                 (
-                    np.clip(obs[keep], -OBS_BOUND, OBS_BOUND).astype(np.float32),
+                    obs[keep].astype(np.float32),
                     mask[keep].copy(),
                     actions[keep].astype(np.int64),
                     s.seed[games[keep]].copy(),

@@ -14,7 +14,6 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from rummy_env.engine import Engine
-from rummy_env.env import OBS_BOUND
 from rummy_env.rules import Rules
 
 from .base import Agent, game_uniforms
@@ -97,7 +96,7 @@ class PolicyAgent(Agent):
         policy = self.policy
         policy.set_training_mode(False)
         with th.no_grad():
-            values = policy.predict_values(policy.obs_to_tensor(bounded(obs))[0])
+            values = policy.predict_values(policy.obs_to_tensor(obs)[0])
         return values.cpu().numpy().astype(np.float64).reshape(len(obs))
 
 
@@ -109,7 +108,7 @@ def masked_probs(policy: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
     policy.set_training_mode(False)
     with th.no_grad():
-        x = policy.obs_to_tensor(bounded(obs))[0]
+        x = policy.obs_to_tensor(obs)[0]
         latent = policy.mlp_extractor.forward_actor(policy.extract_features(x, policy.pi_features_extractor))
         return _masked_softmax(policy.action_net(latent), mask)
 
@@ -138,11 +137,6 @@ def logits_and_values(policy: Any, obs: Any) -> tuple[Any, Any]:
         latent_pi = policy.mlp_extractor.forward_actor(features[0])
         latent_vf = policy.mlp_extractor.forward_critic(features[1])
     return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
-
-
-def bounded(obs: np.ndarray) -> np.ndarray:
-    """Observations clipped to the observation space's bounds, as the envs give them."""
-    return np.clip(obs, -OBS_BOUND, OBS_BOUND)
 
 
 class PolicyGroup:
@@ -193,7 +187,7 @@ class PolicyGroup:
         import torch as th
         from torch.nn.functional import linear
 
-        x = th.as_tensor(bounded(obs), dtype=th.float32)
+        x = th.as_tensor(obs, dtype=th.float32)
         logits = th.empty((len(obs), mask.shape[1]), dtype=th.float32)
         with th.no_grad():
             for k in np.unique(member):

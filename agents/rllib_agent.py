@@ -24,7 +24,6 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from rummy_env.engine import Engine
-from rummy_env.env import OBS_BOUND
 from rummy_env.rules import Rules
 
 from .base import Agent
@@ -173,7 +172,7 @@ class RLlibAgent(Agent):
             obs = engine.observe()[np.asarray(games, dtype=np.int64)]
         batch = {
             Columns.OBS: {
-                OBS_KEY: torch.as_tensor(np.clip(obs, -OBS_BOUND, OBS_BOUND), dtype=torch.float32),
+                OBS_KEY: torch.as_tensor(obs, dtype=torch.float32),
                 MASK_KEY: torch.as_tensor(np.asarray(mask, dtype=bool)),
             }
         }

@@ -30,7 +30,6 @@ from experiments import evaluate
 from experiments.cli import Number, check_numbers, hydra_app, logger
 from experiments.rules_config import rules_from_config
 from rummy_env.engine import Engine
-from rummy_env.env import OBS_BOUND
 from rummy_env.records import GameRecord, load_decisions, load_games, read_records, replay_batch
 from rummy_env.rules import Rules
 
@@ -133,11 +132,6 @@ class Trajectory:
     moves_left: int = 0
 
 
-def _observe(engine: Engine, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-    """The seats' observations of the games, clipped to the env's bounds (as ``RummyGymEnv`` returns them)."""
-    return np.clip(engine.observe(seats, games=games), -OBS_BOUND, OBS_BOUND)
-
-
 def learner_trajectories(records: list[GameRecord], learner: str) -> dict[tuple[int, int], Trajectory]:
     """``(record index, seat) -> Trajectory`` for every seat ``learner`` holds in ``records``, by replaying them."""
     index = {id(rec): i for i, rec in enumerate(records)}
@@ -151,7 +145,7 @@ def learner_trajectories(records: list[GameRecord], learner: str) -> dict[tuple[
         if not rows:
             return
         chosen = games[rows]
-        obs, mask = _observe(engine, chosen, acting[rows]), engine.legal_mask(chosen)
+        obs, mask = engine.observe(acting[rows], games=chosen), engine.legal_mask(chosen)
         for k, row in enumerate(rows):
             trajectory = found[(index[id(group[int(games[row])])], int(acting[row]))]
             trajectory.observations.append(obs[k])
@@ -168,7 +162,7 @@ def learner_trajectories(records: list[GameRecord], learner: str) -> dict[tuple[
                 if trajectory.actions:  # rewards before the learner's first decision are not its episode's
                     trajectory.rewards[-1] += float(result.rewards[k, p])
                 if trajectory.moves_left == 0:
-                    trajectory.observations.append(_observe(engine, np.array([g]), np.array([p]))[0])
+                    trajectory.observations.append(engine.observe(np.array([p]), games=np.array([g]))[0])
                     trajectory.masks.append(np.zeros(engine.num_actions, dtype=np.int8))
 
     replay_batch(records, before, after)

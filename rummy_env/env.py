@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium
@@ -10,15 +11,15 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable
 
 from .engine import GAME_OVER, Engine
-from .engine.observe import rules_obs_layout
+from .engine.observe import OBS_BOUND, rules_obs_layout
 from .picture import Position, frame_height
 from .render import render_table
 from .rules import Rules
 from .scenario import load_scenario, state_dict
-
-OBS_BOUND = 10.0
 
 
 def make_rules(rules: Rules | dict | None, overrides: dict[str, Any], preset: str | None = None) -> Rules:
@@ -72,8 +73,6 @@ class raw_env(AECEnv, EzPickle):
         self._seat_index = [np.array([seat]) for seat in range(self.rules.players)]
         self._no_actions = np.zeros(num_actions, dtype=np.int8)
         obs_dim = rules_obs_layout(self.rules, self.spec.copies).size
-        self._upper = np.full(obs_dim, OBS_BOUND, dtype=np.float32)  # arrays: ufuncs take them faster than scalars
-        self._lower = -self._upper
         self._chosen = np.zeros(1, dtype=np.int64)  # what each step writes, reused
         self._step_rewards = np.zeros((1, self.rules.players))
         self._step_done = np.zeros(1, dtype=bool)
@@ -101,12 +100,6 @@ class raw_env(AECEnv, EzPickle):
     def action_space(self, agent: str) -> spaces.Space:
         """The action space of ``agent``."""
         return self.action_spaces[agent]
-
-    def _clipped(self, obs: np.ndarray) -> np.ndarray:
-        """``obs`` clipped in place to the observation space's bounds."""
-        np.minimum(obs, self._upper, out=obs)
-        np.maximum(obs, self._lower, out=obs)
-        return obs
 
     def _seat(self, agent: str) -> int:
         seat = self._seats.get(agent)
@@ -159,7 +152,7 @@ class raw_env(AECEnv, EzPickle):
         seat = self._seat(agent)
         obs = self._obs[seat]
         if obs is None:
-            obs = self._clipped(self.engine.observe(self._seat_index[seat])[0])
+            obs = self.engine.observe(self._seat_index[seat])[0]
             self._obs[seat] = obs
         mask = self._acting_mask() if seat == self._acting else self._no_actions
         return {"observation": obs.copy(), "action_mask": mask.copy()}
@@ -180,7 +173,8 @@ class raw_env(AECEnv, EzPickle):
         if action is None or isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"illegal action {action!r}: expected an integer action id")
         action = int(action)
-        legal = 0 <= action < len(self._no_actions) and self._acting_mask()[action]
+        mask = self._acting_mask() if self._mask is None else self._mask
+        legal = 0 <= action < len(mask) and mask[action]
         self._chosen[0] = action
         rewards, done, truncated, seen = self._step_rewards, self._step_done, self._step_truncated, self._seen
         rewards.fill(0.0)
@@ -197,7 +191,7 @@ class raw_env(AECEnv, EzPickle):
         self._position_changed()
         if self._acting >= 0:  # the step already computed the mask and the acting seat's observation
             self._mask = self._mask_row
-            self._obs[self._acting] = self._clipped(self._seen_row)
+            self._obs[self._acting] = self._seen_row
         if self.render_mode == "human":
             self.render()
 
@@ -258,13 +252,48 @@ class raw_env(AECEnv, EzPickle):
         return [self.action_to_str(int(a)) for a in np.flatnonzero(self.engine.legal_mask()[0])]
 
 
+def _agents_in_turn(wrapper: OrderEnforcing, max_iter: int) -> Iterator[str]:
+    """The agent to act, until no agent is left or after ``max_iter``: PettingZoo's order enforcing iterator (the
+    same checks and message), as a generator."""
+    env = wrapper.env
+    for _ in range(max_iter):
+        if not env.agents:
+            return
+        if not wrapper._has_updated:
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
+        wrapper._has_updated = False
+        yield env.agent_selection
+
+
+class _AgentIterable(AECOrderEnforcingIterable):
+    """``agent_iter()``'s iterable, iterating with ``_agents_in_turn``."""
+
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]  # a generator, not PettingZoo's iterator class
+        return _agents_in_turn(self.env, self.max_iter)
+
+
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing wrapper, with the attributes every step reads looked up directly.
 
     The base wrapper reaches the env's attributes through ``__getattr__`` (a failed
-    lookup, then a check): ``agent_iter`` and ``last`` read five per step, which costs
-    more than the engine's step. Same checks, same errors.
+    lookup, then a check), goes through two classes to step, and iterates with an
+    iterator object of three classes: per step that cost more than the engine's step.
+    Same checks, same errors, same warnings.
     """
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        """Yields the agent to act; step it in each iteration."""
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _AgentIterable(self, max_iter)
+
+    def step(self, action: Any) -> None:
+        """Play ``action`` for the agent to act (PettingZoo's checks before a reset and after the game)."""
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
 
     def _reset_first(self, name: str) -> None:
         if not self._has_reset:

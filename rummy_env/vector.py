@@ -47,8 +47,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
 from .actions import PASS
 from .engine import Engine
+from .engine.observe import OBS_BOUND
 from .engine.state import State
-from .env import OBS_BOUND
 from .opponents import Opponent, act_all, check_opponents
 from .rules import Rules, side_of
 
@@ -250,11 +250,11 @@ class RummyVecEnv(VecEnv):
     def _observations(self) -> np.ndarray:
         if self.self_play:
             return self._all_seat_observations()
-        return np.clip(self.engine.observe(self._acting_learner()), -OBS_BOUND, OBS_BOUND)
+        return self.engine.observe(self._acting_learner())
 
     def _all_seat_observations(self) -> np.ndarray:
         seats = [self.engine.observe(np.full(self.num_games, p)) for p in range(self.players)]
-        return np.clip(np.stack(seats, axis=1).reshape(self.num_envs, -1), -OBS_BOUND, OBS_BOUND)
+        return np.stack(seats, axis=1).reshape(self.num_envs, -1)
 
     def action_masks(self) -> np.ndarray:
         """``bool [num_envs, A]`` legal actions of each env (self-play: waiting seats may only ``pass``)."""

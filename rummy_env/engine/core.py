@@ -129,7 +129,6 @@ class Engine:
             raise ValueError(f"max_steps must be None or a positive integer, got {max_steps!r}")
         self.spec = game_spec(self.rules)
         self.num_games = int(num_games)
-        self.max_steps = max_steps
         self._work = Work(self.spec, self.num_games, None if self.num_games >= PARALLEL_MIN else 1)
         self.state = self._work.state
         self._kstate = state_ref(self._work.arrays)
@@ -144,16 +143,23 @@ class Engine:
         self._mask_view = self._mask.view()
         self._mask_view.flags.writeable = False
         self._loaded = np.zeros(self.num_games, dtype=bool)  # loaded positions (scenarios) not stepped since
+        self._any_loaded = False  # whether ``_loaded`` may hold a True (a step then clears its games')
         self._stale = np.ones(self.num_games, dtype=bool)
         self._all = np.arange(self.num_games)
         self._to_act = np.full(self.num_games, -1, dtype=np.int64)
         self._obs_dim = self.obs_dim
+        self._max_steps = int(max_steps or 0)  # as the step kernel takes it (0: never truncate)
         self._refs = [
             engine_ref(self._kstate, self._kspec, self._work.scratch(t), self._mask, self._stale)
             for t in range(self._work.threads)
         ]
         self._ref = self._refs[0]
         self.reset()
+
+    @property
+    def max_steps(self) -> int | None:
+        """Actions after which a game is truncated (None: never)."""
+        return self._max_steps or None
 
     @property
     def num_players(self) -> int:
@@ -215,6 +221,7 @@ class Engine:
         self.state.put(idx, state)
         self._stale[idx] = True
         self._loaded[idx] = True
+        self._any_loaded = True
 
     def game_indices(self, games: Sequence[int] | np.ndarray | None) -> np.ndarray:
         """``games`` as checked ``int64`` engine indices (``None``: every game)."""
@@ -300,7 +307,16 @@ class Engine:
         out: np.ndarray,
     ) -> None:
         """``step_and_observe`` into arrays the caller owns and reuses (``int64 [G]`` actions, zeroed ``float64
-        [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``); shapes unchecked (the AEC env)."""
+        [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``); shapes unchecked (the AEC env).
+        One game (the AEC env, the OpenSpiel bridge) calls the kernel straight away when all went well."""
+        if self.num_games == 1 and not self._any_loaded:
+            found = _step_serial(
+                self._ref, self._all, chosen, bool(check), True, rewards, done, truncated, self._max_steps, out
+            )
+            if found == -1:
+                return
+            self._step_outcome(self._all, chosen, [found])
+            return
         self._step_games(self._all, chosen, check, True, (rewards, done, truncated), out)
 
     def _step_games(
@@ -310,7 +326,7 @@ class Engine:
         truncated): on one thread below ``PARALLEL_MIN`` games, else every game checked first, then each thread its
         share. ``refresh``: recompute their masks at once; ``out`` (or no rows): observe them too. An illegal action
         raises before any game moves."""
-        flags = (*results, int(self.max_steps or 0))
+        flags = (*results, self._max_steps)
         if len(games) < PARALLEL_MIN:
             found = [_step_serial(self._ref, games, chosen, bool(check), refresh, *flags, out)]
         else:
@@ -322,10 +338,18 @@ class Engine:
                 for ref, lo, hi in self._chunk_bounds(len(games))
             ]
             found = _in_threads(_step_serial, chunks)
+        self._step_outcome(games, chosen, found)
+
+    def _step_outcome(self, games: np.ndarray, chosen: np.ndarray, found: list[int]) -> None:
+        """Act on what the step kernel returned for each share of ``games``: explain an illegal action, note the
+        loaded positions stepped, report a game the step left without a legal action."""
         if found[0] >= 0:
             self._refuse(int(games[found[0]]), int(chosen[found[0]]))
-        self._loaded[games] = False
-        self._report_stuck([-2 - code for code in found if code <= -2])
+        if self._any_loaded:
+            self._loaded[games] = False
+            self._any_loaded = bool(self._loaded.any())
+        if min(found) <= -2:
+            self._report_stuck([-2 - code for code in found if code <= -2])
 
     def _fill_masks(self, games: np.ndarray) -> None:
         """Compute the masks of those ``games`` that are stale."""

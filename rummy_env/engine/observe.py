@@ -39,7 +39,10 @@ The partner (``partnership``) is relative seat 2: their public cards are in ``kn
 and ``placed``. Sections after ``called`` exist only under the switches named.
 
 Nothing here depends on another hand's hidden cards or on the stock order. The vector is
-filled by the compiled ``kernels.observation.observe_row``.
+filled by the compiled ``kernels.observation.observe_row``, which also bounds every value to
+``[-OBS_BOUND, OBS_BOUND]`` (only a score beyond ten times the target, or ten times 100 points
+melded in a hand, reaches the bound): every face (the AEC env, the VecEnv, the agents) reads
+the same bounded vector.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from functools import cache, cached_property
 from ..cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..rules import Rules
 
+OBS_BOUND = 10.0  # every observation value lies in [-OBS_BOUND, OBS_BOUND] (the observation spaces' bounds)
 PHASES = 4
 VARIANT_PHASES = 4
 DEALERS_JOKER = 5  # power one-hot (3), used, blocked

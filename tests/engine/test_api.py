@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 import rummy_env
 from rummy_env import Rules
@@ -59,6 +60,37 @@ def test_wrapper_enforces_order_like_pettingzoos():
     assert (reward, term, trunc, info) == expected[1:]
     e.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert e.agent_selection == raw.agent_selection
+
+
+def test_agent_iter_enforces_order_like_pettingzoos():
+    e = rummy_env.env()
+    with pytest.raises(AssertionError, match="reset"):
+        e.agent_iter()
+    e.reset(seed=3)
+    turns = iter(e.agent_iter())
+    assert next(turns) == e.agent_selection
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(turns)  # no step since the last agent was handed out
+    assert list(e.agent_iter(max_iter=0)) == []
+    e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    seen = []
+    for name in e.agent_iter(max_iter=3):
+        seen.append(name)
+        e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    assert len(seen) == 3
+
+
+def test_agent_iter_ends_with_the_game_and_a_late_step_warns():
+    e = rummy_env.env()
+    e.reset(seed=4)
+    rng = random.Random(4)
+    for name in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]).tolist())))
+    assert e.agents == [] and name in e.possible_agents
+    EnvLogger.mqueue.clear()
+    e.step(None)
+    assert any("step() called after all agents are terminated" in str(m) for m in EnvLogger.mqueue)
 
 
 def test_agents_are_named_by_seat():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
-from ..observe import DEALERS_JOKER, VARIANT_PHASES
+from ..observe import DEALERS_JOKER, OBS_BOUND, VARIANT_PHASES
 from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, GAME_OVER, OUT_OF_PLAY, POWER_PHASE
 from .jit import inline, kernel
 from .seats import seat_after, side_of, turns_from
@@ -14,6 +14,8 @@ PHASES = 4
 HALF = np.float32(0.5)
 HUNDREDTH = np.float32(0.01)
 THIRTEENTH = np.float32(1.0 / 13)
+HIGH = np.float32(OBS_BOUND)
+LOW = np.float32(-OBS_BOUND)
 
 
 @inline
@@ -114,6 +116,14 @@ def observe_row(s, k, g, seat, out):
         i += 1
     if k.dealers_joker:
         observe_gambit(s, g, out, i)
+    bound_row(out)
+
+
+@inline
+def bound_row(out):
+    """Every value of ``out`` within ``[-OBS_BOUND, OBS_BOUND]``, the observation spaces' bounds."""
+    for j in range(out.shape[0]):
+        out[j] = min(max(out[j], LOW), HIGH)
 
 
 @kernel
