@@ -11,6 +11,8 @@ from .jit import inline, kernel
 from .seats import seat_after, side_of, turns_from
 
 PHASES = 4
+ZERO = np.float32(0.0)
+ONE = np.float32(1.0)
 HALF = np.float32(0.5)
 HUNDREDTH = np.float32(0.01)
 THIRTEENTH = np.float32(1.0 / 13)
@@ -25,43 +27,45 @@ def hand_hidden(s, k, g, seat):
     return k.dealers_joker & (s.phase[g] == POWER_PHASE) & (seat == s.dealer[g])
 
 
+@inline
+def scaled(dst, src, scale):
+    """``dst[c]``: ``src[c] * scale`` as ``float32``, for every ``c`` of ``dst`` (views from 0: the loop vectorizes)."""
+    for c in range(dst.shape[0]):
+        dst[c] = np.float32(src[c]) * scale
+
+
+@inline
+def flags(dst, src):
+    """``dst[c]``: 1.0 where ``src[c] > 0``, else 0.0, for every ``c`` of ``dst``."""
+    for c in range(dst.shape[0]):
+        dst[c] = ONE if src[c] > 0 else ZERO
+
+
 @kernel
 def observe_row(s, k, g, seat, out):
     """Fill ``out [obs_dim]`` with game ``g`` as seen from ``seat`` (seats relative to it)."""
     players = k.players
     size = np.float32(1.0 / k.deck_size)
     to_target = np.float64(np.float32(1.0 / k.target))
-    out[:] = 0.0
-    i = 0
     hand, known, placed = s.hand[g], s.known[g], s.placed[g]
-    hidden = hand_hidden(s, k, g, seat)
-    for c in range(NUM_KINDS):
-        out[i + c] = 0.0 if hidden else np.float32(hand[seat, c]) * HALF
-    i += NUM_KINDS
+    scaled(out[:NUM_KINDS], hand[seat], ZERO if hand_hidden(s, k, g, seat) else HALF)
+    i = NUM_KINDS
     for j in range(1, players):
-        other = seat_after(k, seat, j)
-        for c in range(NUM_KINDS):
-            out[i + c] = np.float32(known[other, c]) * HALF
+        scaled(out[i : i + NUM_KINDS], known[seat_after(k, seat, j)], HALF)
         i += NUM_KINDS
     for j in range(players):
-        other = seat_after(k, seat, j)
-        for c in range(NUM_KINDS):
-            out[i + c] = np.float32(placed[other, c]) * HALF
+        scaled(out[i : i + NUM_KINDS], placed[seat_after(k, seat, j)], HALF)
         i += NUM_KINDS
-    table_jokers = s.table_jokers[g]
-    for c in range(NUM_NATURAL + NUM_RANKS):
-        out[i + c] = np.float32(table_jokers[c]) * HALF
+    scaled(out[i : i + NUM_NATURAL + NUM_RANKS], s.table_jokers[g], HALF)
     i += NUM_NATURAL + NUM_RANKS
-    accept_run, accept_group = s.accept_run[g], s.accept_group[g]
-    for c in range(NUM_NATURAL):
-        out[i + c] = 1.0 if accept_run[c] > 0 else 0.0
-        out[i + NUM_NATURAL + c] = 1.0 if accept_group[c] > 0 else 0.0
+    flags(out[i : i + NUM_NATURAL], s.accept_run[g])
+    flags(out[i + NUM_NATURAL : i + 2 * NUM_NATURAL], s.accept_group[g])
     i += 2 * NUM_NATURAL
     pile_pos = s.pile_pos[g]
     for copy in range(k.copies):
-        for c in range(NUM_KINDS):
-            out[i + c] = np.float32(pile_pos[copy, c]) * size
+        scaled(out[i : i + NUM_KINDS], pile_pos[copy], size)
         i += NUM_KINDS
+    out[i:] = 0.0  # the sections below write only their set entries
     out[i] = np.float32(s.pile_len[g]) * size
     out[i + 1] = np.float32(s.stock_len[g]) * size
     i += 2
