@@ -6,12 +6,20 @@ Run from the repository root::
     python -m benchmarks.profile_engine --batches 256 --seconds 10 --top 40
     python -m benchmarks.profile_engine --pyinstrument        # call tree, if pyinstrument is installed
     python -m benchmarks.profile_engine --save /tmp/prof      # also write /tmp/prof_b4096.pstats, ...
+    python -m benchmarks.profile_engine --kernels             # ns per game of each kernel, by batch size and phase
 
 The loop is exactly the one ``benchmarks.throughput`` times, started from the same desynchronised
 batch (a steady mix of game phases; ``--no-desync`` starts from fresh deals instead). For each
 batch it prints the top functions by cumulative time and by own (total) time. cProfile adds a
 fixed cost per Python call, so it inflates batch 1 (many small calls) much more than batch 4096
 (few calls on large arrays); read shares, not absolute times.
+
+``--kernels`` times the compiled kernels instead, on one thread (``time.thread_time``, so
+other processes on the machine matter less): the observation and the legal mask of every
+game, at batch sizes from one that fits in the L1 cache to one that does not fit in L2,
+then the mask of the games in each phase. Flat costs across batch sizes mean the kernels
+are bound by their instructions, not by memory; a cost that grows with the batch means
+memory.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import io
 import pstats
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +40,7 @@ if __package__ in (None, ""):  # run as `python benchmarks/profile_engine.py`
 
 from benchmarks.throughput import desynchronised_state, random_legal_actions
 from rummy_env import Engine, Rules
+from rummy_env.engine.state import PHASE_NAMES
 
 
 def parse_args() -> argparse.Namespace:
@@ -42,6 +52,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--no-desync", action="store_true", help="start from fresh deals (lock-step)")
     p.add_argument("--pyinstrument", action="store_true", help="use pyinstrument instead of cProfile")
     p.add_argument("--save", default=None, help="path prefix for .pstats files (cProfile only)")
+    p.add_argument("--kernels", action="store_true", help="time the kernels per game by batch size and phase")
     return p.parse_args()
 
 
@@ -64,8 +75,60 @@ def loop(eng: Engine, rng: np.random.Generator, seconds: float) -> int:
     return steps
 
 
+def played(batch: int, seed: int, steps: int = 400) -> Engine:
+    """An engine of ``batch`` games after ``steps`` random batched steps (a mix of phases; one thread below
+    ``PARALLEL_MIN`` games)."""
+    eng = Engine(Rules(), num_games=batch, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        eng.step(random_legal_actions(rng, eng.legal_mask()), auto_reset=True, check=False)
+    return eng
+
+
+def ns_per_game(work: Callable[[], object], games: int, calls: int, repeats: int = 5) -> float:
+    """The least thread CPU time per game of ``calls`` calls of ``work`` (each over ``games`` games)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.thread_time()
+        for _ in range(calls):
+            work()
+        best = min(best, (time.thread_time() - start) / calls / games * 1e9)
+    return best
+
+
+def kernel_table(seed: int) -> None:
+    """Print ns per game of the observation and the mask by batch size, then of the mask by phase."""
+    print("| games | observation ns/game | mask ns/game |\n|---:|---:|---:|")
+    for batch in (16, 64, 256, 1000):
+        eng = played(batch, seed)
+        games, seats = np.arange(batch), np.full(batch, -1, dtype=np.int64)
+        out = np.empty((batch, eng.obs_dim), dtype=np.float32)
+        calls = max(20, 200_000 // batch)
+
+        def masks(eng: Engine = eng) -> None:
+            eng._stale[:] = True
+            eng.legal_mask()
+
+        observe = ns_per_game(lambda: eng._observe_into(games, seats, out), batch, calls)  # noqa: B023 (called here)
+        print(f"| {batch} | {observe:.0f} | {ns_per_game(masks, batch, calls):.0f} |")
+    eng = played(2000, seed)
+    phases = eng.state.phase.copy()
+    print("\n| phase | games | mask ns/game |\n|---|---:|---:|")
+    for phase, name in enumerate(PHASE_NAMES[:3]):
+        games = np.flatnonzero(phases == phase)
+
+        def masks_of(games: np.ndarray = games) -> None:
+            eng._stale[games] = True
+            eng.legal_mask(games)
+
+        print(f"| {name} | {len(games)} | {ns_per_game(masks_of, len(games), 50):.0f} |")
+
+
 def main() -> None:
     args = parse_args()
+    if args.kernels:
+        kernel_table(args.seed)
+        return
     pool_state = None
     if not args.no_desync and max(args.batches) > 1:
         pool_state = desynchronised_state(Rules(), max(args.batches), args.seed, steps=1000)
