@@ -30,11 +30,11 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
-    """The splitmix64 finaliser, elementwise on uint64."""
-    x = np.asarray(x, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * _MIX1
-        x = (x ^ (x >> np.uint64(27))) * _MIX2
+    """The splitmix64 finaliser, elementwise on uint64 (at least 1-d: numpy wraps array products silently, where a
+    product of scalars would warn, and entering ``np.errstate`` costs more than the arithmetic)."""
+    x = np.atleast_1d(np.asarray(x, dtype=np.uint64))
+    x = (x ^ (x >> np.uint64(30))) * _MIX1
+    x = (x ^ (x >> np.uint64(27))) * _MIX2
     return x ^ (x >> np.uint64(31))
 
 

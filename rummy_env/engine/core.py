@@ -188,9 +188,8 @@ class Engine:
 
     def episode_seeds(self, games: np.ndarray) -> np.ndarray:
         """The seeds the next episodes of ``games`` will use when reset without explicit seeds."""
-        with np.errstate(over="ignore"):
-            mixed = mix64(self._base_seed + mix64(games.astype(np.uint64) + np.uint64(1)))
-            return mix64(mixed ^ mix64(self._episodes[games] + np.uint64(7)))
+        mixed = mix64(self._base_seed + mix64(games.astype(np.uint64) + np.uint64(1)))
+        return mix64(mixed ^ mix64(self._episodes[games] + np.uint64(7)))
 
     def reset(
         self, seeds: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | np.ndarray | None = None
