@@ -152,9 +152,9 @@ class League:
             for member, m in members.items():
                 if m["role"] == "main" and m["steps"] >= latest.get(m["learner"], (-1, ""))[0]:
                     latest[m["learner"]] = (m["steps"], member)
-            chosen = [member for _, member in latest.values()]
-            chosen = chosen or [member for member, m in members.items() if m["role"] == "seed"]
-            return {member: 1.0 / len(chosen) for member in chosen}
+            targets = [member for _, member in latest.values()]
+            targets = targets or [member for member, m in members.items() if m["role"] == "seed"]
+            return {member: 1.0 / len(targets) for member in targets}
         pool = [member for member, m in members.items() if role == "main" or m["learner"] != name]
         weights = {member: pfsp_weight(self.win_rate(state, name, member)) for member in pool}
         total = sum(weights.values())
