@@ -10,8 +10,8 @@ Each learner is ``experiments.train``'s run (the lean loop, checkpoints, TensorB
 steps it freezes a snapshot into the shared folder, records its games against each member and draws its next
 opponents by its role: a ``main`` agent its live weights (``league.self_play``) and prioritized fictitious
 self-play over every member, a ``main_exploiter`` the main agents' latest snapshots, a ``league_exploiter`` PFSP
-over every member but itself. An exploiter that wins ``league.reset_win_rate`` of a generation starts again from
-``league.init``. The shared folder (``league.dir``):
+over every member but itself. A main agent starts from ``league.init``, an exploiter from ``league.exploiter_init``,
+and starts from it again after winning ``league.reset_win_rate`` of a generation. The shared folder (``league.dir``):
 
     league.json, league.lock, matches.jsonl, snapshots/   the league (agents/league.py)
     league.md          the members and every learner's win rate against each (written as learners finish)
@@ -78,6 +78,8 @@ def check_options(cfg: Any) -> Rules:
         raise ValueError(f"league.payoff_decay must be in [0, 1], got {cfg.league.payoff_decay!r}")
     for spec in seeds(cfg).values():
         agent_kind(spec)
+    if cfg.league.exploiter_init and not Path(str(cfg.league.exploiter_init)).is_file():
+        raise ValueError(f"league.exploiter_init: no checkpoint at {str(cfg.league.exploiter_init)!r}")
     return training.check_options(train_config(cfg, dict.fromkeys(seeds(cfg).values(), 1.0), 0.0))
 
 
@@ -86,12 +88,18 @@ def seeds(cfg: DictConfig) -> dict[str, str]:
     return {str(k): str(v) for k, v in (cfg.league.seeds or {}).items() if v is not None}
 
 
+def start(cfg: DictConfig, role: str) -> str | None:
+    """The checkpoint a learner of ``role`` starts from: ``league.init`` (main) or ``league.exploiter_init``."""
+    init = cfg.league.init if role == "main" else cfg.league.exploiter_init
+    return None if init is None else str(init)
+
+
 def train_config(cfg: DictConfig, opponents: dict[str, float], self_play: float) -> DictConfig:
     """``experiments.train``'s config for a learner: its start, the league's first opponents (spec -> weight) and its
     share of self-play."""
     tcfg = OmegaConf.create(OmegaConf.to_container(cfg))
     with open_dict(tcfg):
-        tcfg.train.init, tcfg.train.clone = cfg.league.init, None
+        tcfg.train.init, tcfg.train.clone = start(cfg, str(cfg.league.role)), None
         tcfg.opponents.name = "league"
         tcfg.opponents.heuristics = dict(opponents)
         tcfg.opponents.snapshot_weight = tcfg.opponents.init_weight = 0.0
@@ -161,18 +169,12 @@ class LeagueCallback(TrainCallback):
             games,
             ", ".join(f"{m} {w:.0f}/{g:.0f}" for m, (w, g) in sorted(results.items())),
         )
-        c = self.cfg.league
-        reset = (
-            not final
-            and self.role != "main"
-            and c.init
-            and c.reset_win_rate is not None
-            and games >= int(c.reset_games)
-        )
-        if reset and rate >= float(c.reset_win_rate):
-            load_init(self.model, str(c.init))
+        c, init = self.cfg.league, start(self.cfg, self.role)
+        reset = not final and self.role != "main" and init and c.reset_win_rate is not None
+        if reset and games >= int(c.reset_games) and rate >= float(c.reset_win_rate):
+            load_init(self.model, str(init))
             self.league.record_reset(self.name)
-            log.info("[%9d] league: %s won %.3f of its games: starts again from %s", steps, self.name, rate, c.init)
+            log.info("[%9d] league: %s won %.3f of its games: starts again from %s", steps, self.name, rate, init)
 
     def matchmake(self) -> None:
         """Draw this learner's opponents from the league by its role and seat them in the env from the next games."""
@@ -196,9 +198,14 @@ class LeagueCallback(TrainCallback):
 def lineup(league: League, weights: dict[str, float]) -> tuple[dict[str, float], list[str]]:
     """The league's ``weights`` (member id -> weight) as a pool's agent specs -> weights, and the member id of each
     pool index (the fixed members in order, then ``SELF``: ``OpponentPool.members``'s order)."""
-    members = league.state()["members"]
-    fixed = [m for m in weights if m != SELF]
-    return {members[m]["agent"]: weights[m] for m in fixed}, fixed + ([SELF] if SELF in weights else [])
+    members, specs, ids = league.state()["members"], {}, []
+    for member, weight in weights.items():
+        spec = members[member]["agent"] if member != SELF else None
+        if spec is not None and spec not in specs:
+            ids.append(member)
+        if spec is not None:  # members of one agent (a seed that is also a start) are one pool member
+            specs[spec] = specs.get(spec, 0.0) + weight
+    return specs, ids + ([SELF] if SELF in weights else [])
 
 
 def learn(cfg: DictConfig, out: Path, command: str = "") -> dict:

@@ -70,6 +70,13 @@ def test_pfsp_draws_by_role(tmp_path):
     assert [line["event"] for line in lines(tmp_path)] == ["generation"] * 3
 
 
+def test_members_of_one_agent_are_one_pool_member(tmp_path):
+    league = League(tmp_path)
+    league.join("main", "main", {"strategic": "strategic", "start": "strategic", "greedy": "greedy"})
+    specs, ids = league_app.lineup(league, {"strategic": 0.2, "start": 0.3, "greedy": 0.1, SELF: 0.4})
+    assert specs == {"strategic": 0.5, "greedy": 0.1} and ids == ["strategic", "greedy", SELF]
+
+
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
@@ -78,6 +85,7 @@ def test_pfsp_draws_by_role(tmp_path):
         (["league.self_play=1"], r"league.self_play must be in \[0, 1\)"),
         (["league.generation_steps=0"], "league.generation_steps must be at least 1"),
         (["league.init=nowhere.zip"], "no checkpoint at 'nowhere.zip'"),
+        (["league.exploiter_init=nowhere.zip"], "league.exploiter_init: no checkpoint at 'nowhere.zip'"),
         (["+league.seeds.x=strategc"], "unknown agent 'strategc'"),
     ],
 )
@@ -107,10 +115,10 @@ def test_two_local_learners_share_the_league_folder(tmp_path):
     assert all(sum(games for _, games in e["results"].values()) >= 4 for e in made)  # every game ends in 100 actions
     drawn = [e for e in events if e["event"] == "matchmaking"]
     exploiter = [e["opponents"] for e in drawn if e["learner"] == "main_exploiter"]
-    assert set(exploiter[0]) == {"strategic", "greedy", "clone"}  # before the main agent's first snapshot: the seeds
+    assert set(exploiter[0]) == {"strategic", "greedy", "start"}  # before the main agent's first snapshot: the seeds
     assert any(len(o) == 1 and next(iter(o)).startswith("main_") for o in exploiter[1:])  # then its latest snapshot
     main = [e["opponents"] for e in drawn if e["learner"] == "main"]
-    assert main[0][SELF] == pytest.approx(0.35) and {"strategic", "greedy", "clone"} <= set(main[0])
+    assert main[0][SELF] == pytest.approx(0.35) and {"strategic", "greedy", "start"} <= set(main[0])
     assert any("main_exploiter_256" in o for o in main[1:])  # the other learner's snapshot, drawn by PFSP
     table = (folder / "league.md").read_text()
     assert "| main_exploiter | main_exploiter | 1,024 | 4 |" in table and "| main_exploiter_1024 |" in table
