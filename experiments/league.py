@@ -21,6 +21,7 @@ and starts from it again after winning ``league.reset_win_rate`` of a generation
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from functools import partial
@@ -227,9 +228,11 @@ def learn(cfg: DictConfig, out: Path, command: str = "") -> dict:
 
 def launch_local(cfg: DictConfig, overrides: list[str]) -> dict:
     """Start a learner process per role of ``league.local`` (the rest of the command line each), wait for them all;
-    returns each one's exit status. A learner's terminal output goes to ``<league.dir>/<name>/console.log``."""
+    returns each one's exit status. A learner's terminal output goes to ``<league.dir>/<name>/console.log``; an
+    interrupt or a ``SIGTERM`` of this process terminates them."""
     rest = [o for o in overrides if o.lstrip("+~").split("=")[0] not in OWN_KEYS]
     started = []
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))  # a kill ends the learners too
     try:
         for role, name in learners(cfg):
             folder = Path(cfg.league.dir) / name
