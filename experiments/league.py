@@ -24,6 +24,7 @@ import os
 import signal
 import subprocess
 import sys
+import zlib
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -95,12 +96,18 @@ def start(cfg: DictConfig, role: str) -> str | None:
     return None if init is None else str(init)
 
 
+def learner_seed(cfg: DictConfig) -> int:
+    """The learner's ``train.seed``: ``train.seed`` plus a number of its name, so learners of one start differ."""
+    return int(cfg.train.seed) + zlib.crc32(str(cfg.league.name).encode()) % 100_000
+
+
 def train_config(cfg: DictConfig, opponents: dict[str, float], self_play: float) -> DictConfig:
     """``experiments.train``'s config for a learner: its start, the league's first opponents (spec -> weight) and its
     share of self-play."""
     tcfg = OmegaConf.create(OmegaConf.to_container(cfg))
     with open_dict(tcfg):
         tcfg.train.init, tcfg.train.clone = start(cfg, str(cfg.league.role)), None
+        tcfg.train.seed = learner_seed(cfg)
         tcfg.opponents.name = "league"
         tcfg.opponents.heuristics = dict(opponents)
         tcfg.opponents.snapshot_weight = tcfg.opponents.init_weight = 0.0

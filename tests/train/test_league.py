@@ -70,6 +70,12 @@ def test_pfsp_draws_by_role(tmp_path):
     assert [line["event"] for line in lines(tmp_path)] == ["generation"] * 3
 
 
+def test_learners_of_one_start_play_other_games():
+    seeds = {league_app.learner_seed(compose_league(f"league.name={n}")) for n in ("main", "main_exploiter", "lx")}
+    assert len(seeds) == 3
+    assert league_app.train_config(compose_league("league.name=lx"), {}, 0.0).train.seed in seeds
+
+
 def test_members_of_one_agent_are_one_pool_member(tmp_path):
     league = League(tmp_path)
     league.join("main", "main", {"strategic": "strategic", "start": "strategic", "greedy": "greedy"})
