@@ -128,3 +128,14 @@ def test_two_local_learners_share_the_league_folder(tmp_path):
     assert any("main_exploiter_256" in o for o in main[1:])  # the other learner's snapshot, drawn by PFSP
     table = (folder / "league.md").read_text()
     assert "| main_exploiter | main_exploiter | 1,024 | 4 |" in table and "| main_exploiter_1024 |" in table
+
+
+def test_a_multirun_files_each_learner_in_the_league_folder():
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher", reason="needs the cluster extra")
+    GlobalHydra.instance().clear()
+    overrides = ["hydra/launcher=slurm_cpu", "league.dir=/shared/league", "league.role=league_exploiter"]
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
+        cfg = compose(config_name="league", overrides=overrides, return_hydra_config=True)
+    assert cfg.hydra.launcher._target_.endswith("SlurmLauncher")
+    assert (cfg.hydra.sweep.dir, cfg.hydra.sweep.subdir) == ("/shared/league", "league_exploiter")
+    assert cfg.hydra.run.dir == "/shared/league/league_exploiter"
