@@ -40,6 +40,7 @@ from experiments.cli import Number, check_numbers, hydra_app, logger
 from experiments.ppo import load_init
 from experiments.train_callback import TrainCallback
 from rummy_env import Rules
+from rummy_env.rules import side_of
 
 log = logger("league")
 NUMBERS = {
@@ -135,7 +136,9 @@ class LeagueCallback(TrainCallback):
         going = super()._on_step()
         for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
             if done and "opponents" in info:  # a game cut by train.max_steps counts as half a win
-                won = 0.5 if info["winner"] < 0 else float(info["winner"] == info["seat"])
+                winner, seat = info["winner"], info["seat"]
+                same = side_of(winner) == side_of(seat) if self.rules.partnership else winner == seat
+                won = 0.5 if winner < 0 else float(same)
                 for k in {int(k) for k in info["opponents"] if k >= 0}:
                     tally = self.results.setdefault(self.members[k], [0.0, 0.0])
                     tally[0] += won
