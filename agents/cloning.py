@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,14 @@ class Demonstrations:
         cut = np.quantile(self.game, 1.0 - holdout) if holdout > 0 else np.inf
         held = self.game > cut if holdout > 0 else np.zeros(len(self), dtype=bool)
         return self.take(np.flatnonzero(~held)), self.take(np.flatnonzero(held))
+
+    @classmethod
+    def concat(cls, parts: Sequence[Demonstrations]) -> Demonstrations:
+        """The rows of ``parts`` in order, their games renumbered to stay apart (each part's after the one before)."""
+        offsets = np.cumsum([0] + [int(part.game.max()) + 1 if len(part) else 0 for part in parts[:-1]])
+        rows = {f.name: np.concatenate([getattr(part, f.name) for part in parts]) for f in fields(cls)}
+        rows["game"] = np.concatenate([part.game + offset for part, offset in zip(parts, offsets, strict=True)])
+        return cls(**rows)
 
     def save(self, path: str | Path) -> None:
         """Write the demonstrations to a compressed ``.npz``."""

@@ -56,8 +56,12 @@ class TrainVecEnv(RummyVecEnv):
         super().set_opponents(pool, weights)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[Any, Any]]]:
-        """Step as ``RummyVecEnv`` does, then add the win bonus to the games that ended."""
+        """Step as ``RummyVecEnv`` does, then name the ended games' opponents and add the win bonus to them."""
+        seated = None if self.self_play else self.seat_agents.copy()
         obs, rewards, dones, infos = super().step_wait()
+        if seated is not None:
+            for env in np.flatnonzero(dones):
+                infos[env]["opponents"] = seated[env]
         if self.win_bonus:
             n = self.players
             for env in np.flatnonzero(dones):

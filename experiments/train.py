@@ -29,6 +29,7 @@ import pickle
 import random
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -166,10 +167,18 @@ def main(cfg: DictConfig) -> dict:
     return train(cfg, Path(HydraConfig.get().runtime.output_dir), command, sweep=sweep)
 
 
-def train(cfg: DictConfig, out: Path, command: str = "", sweep: bool = False) -> dict:
+def train(
+    cfg: DictConfig,
+    out: Path,
+    command: str = "",
+    sweep: bool = False,
+    callback_class: Callable[..., TrainCallback] = TrainCallback,
+) -> dict:
     """Train (or resume) in ``out``; returns the final win rate against each evaluation opponent.
 
     A job of a sweep (``sweep``) keeps its model in its own folder and leaves ``train.latest`` alone.
+    ``callback_class`` makes the training callback from ``TrainCallback``'s arguments (``experiments.league``'s adds
+    the league's snapshots and matchmaking).
     """
     rules = check_options(cfg)
     train_rules = rules.replace(reward=cfg.train.reward)
@@ -261,7 +270,7 @@ def train(cfg: DictConfig, out: Path, command: str = "", sweep: bool = False) ->
         torch.set_rng_state(saved["rng"]["torch"])
 
     # 3. train: the callback checkpoints, snapshots and evaluates between rollouts
-    callback = TrainCallback(cfg, out, rules, pool, state)
+    callback = callback_class(cfg, out, rules, pool, state)
     callback.init_callback(model)
     with logging_redirect_tqdm(loggers=[logging.getLogger(LOG_NAME)]):
         if steps_total > model.num_timesteps:

@@ -77,7 +77,8 @@ def test_command_line_style_overrides():
 
 
 GROUPS = ("env", "algo", "opponents", "recipe")
-OWN = [CONFIGS / "train.yaml", *sorted(p for g in GROUPS for p in (CONFIGS / g).glob("*.yaml"))]
+APPS = ("train", "league", "expert_iteration")
+OWN = [*(CONFIGS / f"{app}.yaml" for app in APPS), *sorted(p for g in GROUPS for p in (CONFIGS / g).glob("*.yaml"))]
 
 
 @pytest.mark.parametrize("path", OWN, ids=lambda p: str(p.relative_to(CONFIGS)))
