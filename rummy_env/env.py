@@ -268,7 +268,7 @@ def _agents_in_turn(wrapper: OrderEnforcing, max_iter: int) -> Iterator[str]:
 class _AgentIterable(AECOrderEnforcingIterable):
     """``agent_iter()``'s iterable, iterating with ``_agents_in_turn``."""
 
-    def __iter__(self) -> Iterator[str]:  # type: ignore[override]  # a generator, not PettingZoo's iterator class
+    def __iter__(self) -> Iterator[str]:
         return _agents_in_turn(self.env, self.max_iter)
 
 
