@@ -48,10 +48,11 @@ class HeuristicAgent(Agent):
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """The best-scored legal action in each game."""
         games = np.asarray(games, dtype=np.int64)
+        phase = engine.state.phase[games]
+        if len(games) and phase[0] != GAME_OVER and (phase == phase[0]).all():  # one phase: no row copies
+            return best_legal(self.scorer(int(phase[0]))(engine, games, mask), mask)
         actions = np.zeros(len(games), dtype=np.int64)
-        for rows, scorer in self.phase_rows(engine.state.phase[games]):
-            if len(rows) == len(games):  # one phase in every game: no row copies
-                return best_legal(scorer(engine, games, mask), mask)
+        for rows, scorer in self.phase_rows(phase):
             legal = mask[rows]
             actions[rows] = best_legal(scorer(engine, games[rows], legal), legal)
         return actions
@@ -59,7 +60,7 @@ class HeuristicAgent(Agent):
     def phase_rows(self, phase: np.ndarray) -> list[tuple[np.ndarray, Scorer]]:
         """The rows in each decision phase (ascending), with that phase's scorer; game-over rows are left out."""
         order = np.argsort(phase, kind="stable")
-        bounds = np.searchsorted(phase[order], np.arange(POWER_PHASE + 2))
+        bounds = np.searchsorted(phase[order], np.arange(POWER_PHASE + 2)).tolist()
         return [
             (order[bounds[value] : bounds[value + 1]], self.scorer(value))
             for value in range(POWER_PHASE + 1)
@@ -68,10 +69,13 @@ class HeuristicAgent(Agent):
 
     def scorer(self, phase: int) -> Scorer:
         """The scorer of a decision phase: draw, play, "Rummy!" window, the power, or the variants' windows."""
-        by_phase = {DRAW_PHASE: self.score_draw, PLAY_PHASE: self.score_play, RUMMY_PHASE: self.score_rummy}
-        if phase == POWER_PHASE:
-            return self.score_power
-        return by_phase.get(phase, self.score_window)
+        if phase == DRAW_PHASE:
+            return self.score_draw
+        if phase == PLAY_PHASE:
+            return self.score_play
+        if phase == RUMMY_PHASE:
+            return self.score_rummy
+        return self.score_power if phase == POWER_PHASE else self.score_window
 
     @abstractmethod
     def score_draw(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -105,23 +109,29 @@ def best_legal(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def _best_legal(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``best_legal`` in one pass: ``argmax`` of the legal scores (floored at the lowest float), ``-inf`` elsewhere;
-    the first NaN wins, as in numpy."""
+    """``best_legal`` in one pass over each row (``best_row``)."""
     out = np.zeros(scores.shape[0], dtype=np.int64)
-    lowest = np.finfo(np.float64).min
     for i in range(scores.shape[0]):
-        best = -np.inf
-        for j in range(scores.shape[1]):
-            if not mask[i, j]:
-                continue
-            value = np.float64(scores[i, j])
-            if np.isnan(value):
-                out[i] = j
-                break
-            value = max(value, lowest)
-            if value > best:
-                best, out[i] = value, j
+        out[i] = best_row(scores[i], mask[i])
     return out
+
+
+@njit(cache=True)
+def best_row(scores: np.ndarray, mask: np.ndarray) -> int:
+    """The legal action of highest score in one row: ``argmax`` of the legal scores (floored at the lowest float),
+    ``-inf`` elsewhere; the first NaN wins, as in numpy; 0 when nothing is legal."""
+    best, chosen = -np.inf, 0
+    lowest = np.finfo(np.float64).min
+    for j in range(scores.shape[0]):
+        if not mask[j]:
+            continue
+        value = np.float64(scores[j])
+        if np.isnan(value):
+            return j
+        value = max(value, lowest)
+        if value > best:
+            best, chosen = value, j
+    return chosen
 
 
 def game_uniforms(engine: Engine, games: np.ndarray, seed: int, size: int) -> np.ndarray:

@@ -7,8 +7,6 @@ The per-game work runs in the compiled kernels of ``agents.kernels``.
 
 from __future__ import annotations
 
-import operator
-import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -16,6 +14,7 @@ import numpy as np
 
 from rummy_env.actions import (
     DISCARD,
+    DRAW,
     JOKER_GROUP,
     JOKER_RUN,
     LAYOFF_GROUP,
@@ -25,6 +24,11 @@ from rummy_env.actions import (
     MELD_GROUP4,
     MELD_JOKERS,
     MELD_RUN4,
+    PASS,
+    RUMMY,
+    SKIP,
+    STOP,
+    TAKE,
 )
 from rummy_env.cards import (
     CARD_RANK,
@@ -46,7 +50,7 @@ from rummy_env.rules import Rules
 
 from . import kernels
 from .base import LAYOFF_BONUS, MELD_BONUS
-from .kernels import PlanTables, PlayBlocks
+from .kernels import PlanTables, PlayBlocks, TurnBlocks
 
 ACCEPTED_MAX = 2  # a fresh 3-card run takes a card at either end; a fresh group its fourth suit
 FOUR_BONUS = 500.0  # docs/rules.md §8.2: a group of four put down at once ranks above every 3-card meld
@@ -110,37 +114,42 @@ def _cards_of(flags: np.ndarray) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=64)
-def _blocks(rules: Rules) -> PlayBlocks:
-    layout = game_spec(rules).layout
+def _blocks(spec: GameSpec) -> PlayBlocks:
+    layout = spec.layout
     kinds = (MELD, LAYOFF_RUN, LAYOFF_GROUP, JOKER_RUN, JOKER_GROUP, DISCARD)
     return PlayBlocks(*(edge for k in kinds for edge in (layout.start(k), layout.block(k).stop)))
 
 
 def play_blocks(spec: GameSpec) -> PlayBlocks:
-    """Start and stop of the meld, lay-off run/group, joker run/group and discard action blocks."""
-    return _blocks(spec.rules)
+    """Start and stop of the meld, lay-off run/group, joker run/group and discard action blocks (kept on the spec)."""
+    return spec.once(_blocks)
 
 
-_STATE_REFS: dict[int, tuple[weakref.ref, tuple, StateRef]] = {}  # id(State) -> (the State, its arrays, StateRef)
+def _turns(spec: GameSpec) -> TurnBlocks:
+    layout = spec.layout
+    skip = layout.start(SKIP) if layout.sizes[SKIP] else -1
+    take, rummy = layout.block(TAKE), layout.block(RUMMY)
+    starts = (layout.start(DRAW), layout.start(STOP), skip, take.start, take.stop, layout.start(PASS))
+    return TurnBlocks(*starts, rummy.start, rummy.stop)
 
 
-def state_ref(s: State) -> StateRef:
-    """``s`` as the compiled kernels take it, made once per ``State`` (again if one of its arrays was replaced)."""
-    held = _STATE_REFS.get(id(s))
-    if held is not None and held[0]() is s:
-        now = tuple(vars(s).values())
-        if len(now) == len(held[1]) and all(map(operator.is_, now, held[1])):
-            return held[2]
-    ref = kernel_state(s)
-    key = id(s)
-    _STATE_REFS[key] = (weakref.ref(s, lambda _: _STATE_REFS.pop(key, None)), tuple(vars(s).values()), ref)
-    return ref
+def turn_blocks(spec: GameSpec) -> TurnBlocks:
+    """Action ids of the draw phase (draw, stop, skip, the takes) and of the "Rummy!" window (pass, the calls)."""
+    return spec.once(_turns)
+
+
+def spec_plan(spec: GameSpec) -> PlanTables:
+    """``plan_tables`` of the spec's rules, kept on the spec (a rollout step asks several times: no rules hashing)."""
+    return spec.once(_spec_plan)
+
+
+def _spec_plan(spec: GameSpec) -> PlanTables:
+    return plan_tables(spec.rules)
 
 
 def refs(spec: GameSpec, s: State) -> tuple[StateRef, SpecRef]:
     """The state and the spec as the compiled kernels take them (``s``, ``k``)."""
-    return state_ref(s), kernel_spec_ref(spec)
+    return kernel_state(s), kernel_spec_ref(spec)
 
 
 def run4_scores(spec: GameSpec, s: State, games: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -164,7 +173,7 @@ def _hands(hand: np.ndarray) -> np.ndarray:
 
 def connections(spec: GameSpec, hand: np.ndarray) -> np.ndarray:
     """``float32 [n, 53]`` for each card, how many held cards share a legal meld pattern with it (jokers: 99)."""
-    return kernels.connections(_hands(hand), plan_tables(spec.rules).partners)
+    return kernels.connections(_hands(hand), spec_plan(spec).partners)
 
 
 def top_melds_now(spec: GameSpec, s: State, games: np.ndarray, hand: np.ndarray) -> np.ndarray:
@@ -199,7 +208,7 @@ def plan_hands(spec: GameSpec, hand: np.ndarray, run: np.ndarray, group: np.ndar
         np.ascontiguousarray(group, dtype=bool),
         np.ascontiguousarray(joker, dtype=bool),
     )
-    return Plan(*kernels.plan_hands(_hands(hand), *table, plan_tables(spec.rules)))
+    return Plan(*kernels.plan_hands(_hands(hand), *table, spec_plan(spec)))
 
 
 def plan_acting(spec: GameSpec, s: State, games: np.ndarray) -> Plan:

@@ -21,7 +21,7 @@ from rummy_env.engine.calls import acting_hand
 
 from . import kernels
 from .base import HeuristicAgent
-from .features import persian_play, plan_tables, play_blocks, run4_scores, top_melds_now
+from .features import persian_play, play_blocks, run4_scores, spec_plan, top_melds_now
 from .gambit import has_gambit, play_scores, split_scores
 
 
@@ -54,7 +54,7 @@ class GreedyAgent(HeuristicAgent):
             hand,
             np.ascontiguousarray(mask),
             play_blocks(spec),
-            plan_tables(spec.rules),
+            spec_plan(spec),
             has_gambit(spec),
         )
         scores = run4_scores(spec, engine.state, games, scores)

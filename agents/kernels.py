@@ -26,9 +26,11 @@ from rummy_env.engine.kernels.api import (
     drop_stale_cache,
     joker_fits,
     pile_melds,
+    unseen_row,
 )
+from rummy_env.engine.state import DRAW_PHASE, PLAY_PHASE, RUMMY_PHASE
 
-from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS
+from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS, best_row
 
 _HERE = Path(__file__).resolve()
 _ROOTS = [_HERE.parent, Path(rummy_env.__file__).resolve().parent]
@@ -93,6 +95,19 @@ class PlayBlocks(NamedTuple):
     joker_group_end: int
     discard: int
     discard_end: int
+
+
+class TurnBlocks(NamedTuple):
+    """Action ids of the draw phase and of the "Rummy!" window (``features.turn_blocks``)."""
+
+    draw: int
+    stop: int
+    skip: int  # -1: the rules have no ``skip``
+    take: int
+    take_end: int
+    pass_: int
+    rummy: int
+    rummy_end: int
 
 
 @njit(cache=True)
@@ -285,41 +300,70 @@ def top_melds(s, k, games, hands):
 
 
 @njit(cache=True)
-def pile_gains(s, k, games, legal, plan, weights):
-    """``float32 [n, D]`` worth added by taking the pile of game ``games[i]`` down to each ``legal`` depth (``-inf``
-    elsewhere), for the hand to act there (``weights``: ``WorthWeights``)."""
-    hand, current, pile, pile_len = s.hand, s.current, s.pile, s.pile_len
-    n, depths = legal.shape
-    gains = np.full((n, depths), -np.inf, dtype=np.float32)
-    own = np.zeros(NUM_KINDS, dtype=np.int16)
-    planned = np.zeros(NUM_KINDS, dtype=np.int16)
-    taken = np.zeros(NUM_KINDS, dtype=np.int16)
-    run = np.zeros(NUM_KINDS, dtype=np.bool_)
-    group = np.zeros(NUM_KINDS, dtype=np.bool_)
-    terms = np.zeros(NUM_KINDS, dtype=np.float64)
-    for i in range(n):
-        if not legal[i].any():
+def _gains_work():
+    """Scratch rows of ``_gains_row``: the hand, its plan, the cards taken, the table's fits, worth terms."""
+    return (
+        np.zeros(NUM_KINDS, dtype=np.int16),
+        np.zeros(NUM_KINDS, dtype=np.int16),
+        np.zeros(NUM_KINDS, dtype=np.int16),
+        np.zeros(NUM_KINDS, dtype=np.bool_),
+        np.zeros(NUM_KINDS, dtype=np.bool_),
+        np.zeros(NUM_KINDS, dtype=np.float64),
+    )
+
+
+@njit(cache=True)
+def _gains_row(s, k, g, legal, plan, weights, gains, work):
+    """``gains[d]``: worth added by taking the pile of game ``g`` down to each ``legal`` depth ``d`` (left as it is
+    elsewhere), for the hand to act there (``weights``: ``WorthWeights``; ``work``: ``_gains_work``)."""
+    if not legal.any():
+        return
+    own, planned, taken, run, group, terms = work
+    hand, pile, pile_len = s.hand[g, s.current[g]], s.pile[g], s.pile_len[g]
+    joker = _table_row(s, k, g, run, group)
+    for c in range(NUM_KINDS):
+        own[c] = hand[c]
+    planned[:] = own
+    points = _plan_one(planned, run, group, joker, plan)
+    before = _worth_one(np.float32(points), planned, plan, weights, terms)
+    taken[:] = 0
+    for d in range(legal.shape[0]):
+        at = pile_len - 1 - d
+        if at >= 0:
+            taken[pile[at]] += 1
+        if not legal[d]:
             continue
-        g = games[i]
-        joker = _table_row(s, k, g, run, group)
         for c in range(NUM_KINDS):
-            own[c] = hand[g, current[g], c]
-        planned[:] = own
+            planned[c] = own[c] + taken[c]
         points = _plan_one(planned, run, group, joker, plan)
-        before = _worth_one(np.float32(points), planned, plan, weights, terms)
-        taken[:] = 0
-        for d in range(depths):
-            at = pile_len[g] - 1 - d
-            if at >= 0:
-                taken[pile[g, at]] += 1
-            if not legal[i, d]:
-                continue
-            for c in range(NUM_KINDS):
-                planned[c] = own[c] + taken[c]
-            points = _plan_one(planned, run, group, joker, plan)
-            after = _worth_one(np.float32(points), planned, plan, weights, terms)
-            gains[i, d] = after - before
-    return gains
+        after = _worth_one(np.float32(points), planned, plan, weights, terms)
+        gains[d] = after - before
+
+
+@njit(cache=True)
+def _take_row(s, k, g, legal, turn, plan, weights, draw_value, window, row, work):
+    """Score row ``row`` of ``StrategicAgent.score_draw`` (``window``: ``score_rummy``) in game ``g``: each legal
+    take (call) by the worth it adds, a blind draw (``pass``) at ``draw_value``, stop and skip at zero."""
+    row[:] = -np.inf
+    start, stop = (turn.rummy, turn.rummy_end) if window else (turn.take, turn.take_end)
+    if window:
+        row[turn.pass_] = draw_value
+    else:
+        row[turn.draw] = draw_value
+        row[turn.stop] = 0.0
+        if turn.skip >= 0:
+            row[turn.skip] = 0.0
+    _gains_row(s, k, g, legal[start:stop], plan, weights, row[start:stop], work)
+
+
+@njit(cache=True)
+def take_scores(s, k, games, mask, turn, plan, weights, draw_value, window):
+    """``float32 [n, A]`` ``StrategicAgent.score_draw`` (``window``: ``score_rummy``) in each of ``games``."""
+    scores = np.empty(mask.shape, dtype=np.float32)
+    work = _gains_work()
+    for i in range(len(games)):
+        _take_row(s, k, games[i], mask[i], turn, plan, weights, draw_value, window, scores[i], work)
+    return scores
 
 
 @njit(cache=True)
@@ -344,7 +388,7 @@ def _odds_one(
     accept_group,
     open_groups,
     current,
-    unseen_row,
+    unseen_copies,
     partners,
     calls,
     team,
@@ -354,7 +398,7 @@ def _odds_one(
 ):
     """Fill ``odds [53]`` for game ``g``: the chance that some opponent can meld each card if it is discarded
     (``team``: the partner opposite is no opponent; feeding them is no danger); only the cards ``wanted`` are
-    weighed against the opponents' hands (the others' odds are left at their sure part). ``unseen_row``: the copies
+    weighed against the opponents' hands (the others' odds are left at their sure part). ``unseen_copies``: the copies
     of each kind the seat cannot see (``rummy_env.infoset.unseen_counts``). ``work``: scratch rows from
     ``_odds_work``."""
     players = hand.shape[1]
@@ -368,7 +412,7 @@ def _odds_one(
         pile[c] = copies
     unseen_total = zero
     for c in range(NUM_KINDS):
-        unseen[c] = max(unseen_row[c], 0)
+        unseen[c] = max(unseen_copies[c], 0)
         unseen_total += unseen[c]
     unseen_total = max(unseen_total, one)
     table_joker = False
@@ -509,6 +553,96 @@ def _plan_acting(s, k, g, own, plan, rest, run, group):
 
 
 @njit(cache=True)
+def _play_work():
+    """Scratch rows of ``_play_row``: the hand, its plan's leftovers, the table's fits, the pile's kinds, the odds,
+    and ``_odds_work``'s."""
+    return (
+        np.zeros(NUM_KINDS, dtype=np.int16),
+        np.zeros(NUM_KINDS, dtype=np.int16),
+        np.zeros(NUM_KINDS, dtype=np.bool_),
+        np.zeros(NUM_KINDS, dtype=np.bool_),
+        np.zeros(NUM_KINDS, dtype=np.bool_),
+        np.zeros(NUM_KINDS, dtype=np.float32),
+        _odds_work(),
+    )
+
+
+@njit(cache=True)
+def _play_row(s, k, g, legal, blocks, unseen, all_melds, plan, weights, row, work):
+    """Score row ``row`` (zeros) of ``StrategicAgent.score_play`` in game ``g`` (``legal``: its mask row, ``unseen``:
+    its ``unseen_counts`` row, ``work``: ``_play_work``)."""
+    hand, known, pile_pos, current = s.hand, s.known, s.pile_pos, s.current
+    accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
+    calls, team = k.rummy_calls != CALLS_OFF, k.partnership
+    keep_partial, danger, tempo = weights.keep_partial, np.float32(weights.danger), np.float32(weights.tempo)
+    own, rest, run, group, in_pile, odds, odds_work = work
+    partners, values, accepts = plan.partners, plan.values, plan.accepts
+    me = current[g]
+    for c in range(NUM_KINDS):
+        own[c] = hand[g, me, c]
+    nearest = 1 << 30
+    for seat in range(hand.shape[1]):
+        if seat != me:
+            size = 0
+            for c in range(NUM_KINDS):
+                size += hand[g, seat, c]
+            nearest = min(nearest, size)
+    ending = s.stock_len[g] <= weights.urgent_stock or nearest <= weights.urgent_hand
+    planned = False
+    guard = weights.hold_calls and calls and not ending and (all_melds or legal[blocks.meld : blocks.meld_end].any())
+    if guard:  # a meld to hold back unless the hand is ending, which takes the plan to tell
+        _plan_acting(s, k, g, own, plan, rest, run, group)
+        planned = True
+        left = 0
+        for c in range(NUM_KINDS):
+            left += rest[c]
+            in_pile[c] = False
+            for j in range(pile_pos.shape[1]):
+                in_pile[c] |= pile_pos[g, j, c] > 0
+        ending = left <= 1
+    for p in range(blocks.meld_end - blocks.meld):
+        if not (all_melds or legal[blocks.meld + p]):
+            continue
+        opens = False
+        if guard and not ending:
+            for j in range(accepts.shape[1]):
+                opens |= accepts[p, j] >= 0 and in_pile[accepts[p, j]]
+        gain, lacking = _pattern_gain(own, plan, p)
+        row[blocks.meld + p] = HOLD if opens else MELD_BONUS + (np.float64(gain) - JOKER_PENALTY * lacking)
+    _fill_layoffs(row, blocks, values)
+    if not _must_discard(row, legal, blocks):
+        return
+    if not planned:
+        _plan_acting(s, k, g, own, plan, rest, run, group)
+    discards = legal[blocks.discard : blocks.discard_end]
+    _odds_one(
+        g,
+        hand,
+        known,
+        pile_pos,
+        accept_run,
+        accept_group,
+        open_groups,
+        current,
+        unseen,
+        partners,
+        calls,
+        team,
+        discards,
+        odds,
+        odds_work,
+    )
+    for c in range(blocks.discard_end - blocks.discard):
+        if not discards[c]:
+            continue
+        keep = NEVER / 2 if own[c] > rest[c] else (keep_partial if _partners_held(rest, partners, c) > 0 else 0.0)
+        if c == JOKER:
+            keep = NEVER
+        given = (danger * odds[c]) * (values[c] + tempo)
+        row[blocks.discard + c] = (np.float64(values[c]) - keep) - np.float64(given)
+
+
+@njit(cache=True)
 def strategic_play(s, k, games, mask, blocks, unseen, all_melds, plan, weights):
     """``float32 [n, A]`` ``StrategicAgent.score_play``: planned melds (unless held back), lay-offs, safest discard.
 
@@ -516,83 +650,32 @@ def strategic_play(s, k, games, mask, blocks, unseen, all_melds, plan, weights):
     the seat to act cannot see (``rummy_env.infoset.unseen_counts``). ``all_melds``: score every meld pattern (the
     Dealer's Gambit reads them all), else only the legal ones.
     """
-    hand, known, pile_pos, current = s.hand, s.known, s.pile_pos, s.current
-    accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
-    stock_len, calls, team = s.stock_len, k.rummy_calls != CALLS_OFF, k.partnership
-    keep_partial, danger, tempo = weights.keep_partial, np.float32(weights.danger), np.float32(weights.tempo)
-    urgent_hand, urgent_stock, hold = weights.urgent_hand, weights.urgent_stock, weights.hold_calls
-    n, players, patterns = len(games), hand.shape[1], blocks.meld_end - blocks.meld
     scores = np.zeros(mask.shape, dtype=np.float32)
-    own = np.zeros(NUM_KINDS, dtype=np.int16)
-    rest = np.zeros(NUM_KINDS, dtype=np.int16)
-    run = np.zeros(NUM_KINDS, dtype=np.bool_)
-    group = np.zeros(NUM_KINDS, dtype=np.bool_)
-    in_pile = np.zeros(NUM_KINDS, dtype=np.bool_)
-    odds = np.zeros(NUM_KINDS, dtype=np.float32)
-    work = _odds_work()
-    partners, values, accepts = plan.partners, plan.values, plan.accepts
-    for i in range(n):
-        g, me, row = games[i], current[games[i]], scores[i]
-        for c in range(NUM_KINDS):
-            own[c] = hand[g, me, c]
-        nearest = 1 << 30
-        for seat in range(players):
-            if seat != me:
-                size = 0
-                for c in range(NUM_KINDS):
-                    size += hand[g, seat, c]
-                nearest = min(nearest, size)
-        ending = stock_len[g] <= urgent_stock or nearest <= urgent_hand
-        planned = False
-        guard = hold and calls and not ending and (all_melds or mask[i, blocks.meld : blocks.meld_end].any())
-        if guard:  # a meld to hold back unless the hand is ending, which takes the plan to tell
-            _plan_acting(s, k, g, own, plan, rest, run, group)
-            planned = True
-            left = 0
-            for c in range(NUM_KINDS):
-                left += rest[c]
-                in_pile[c] = False
-                for j in range(pile_pos.shape[1]):
-                    in_pile[c] |= pile_pos[g, j, c] > 0
-            ending = left <= 1
-        for p in range(patterns):
-            if not (all_melds or mask[i, blocks.meld + p]):
-                continue
-            opens = False
-            if guard and not ending:
-                for j in range(accepts.shape[1]):
-                    opens |= accepts[p, j] >= 0 and in_pile[accepts[p, j]]
-            gain, lacking = _pattern_gain(own, plan, p)
-            row[blocks.meld + p] = HOLD if opens else MELD_BONUS + (np.float64(gain) - JOKER_PENALTY * lacking)
-        _fill_layoffs(row, blocks, values)
-        if not _must_discard(row, mask[i], blocks):
-            continue
-        if not planned:
-            _plan_acting(s, k, g, own, plan, rest, run, group)
-        discards = mask[i, blocks.discard : blocks.discard_end]
-        _odds_one(
-            g,
-            hand,
-            known,
-            pile_pos,
-            accept_run,
-            accept_group,
-            open_groups,
-            current,
-            unseen[i],
-            partners,
-            calls,
-            team,
-            discards,
-            odds,
-            work,
-        )
-        for c in range(blocks.discard_end - blocks.discard):
-            if not discards[c]:
-                continue
-            keep = NEVER / 2 if own[c] > rest[c] else (keep_partial if _partners_held(rest, partners, c) > 0 else 0.0)
-            if c == JOKER:
-                keep = NEVER
-            given = (danger * odds[c]) * (values[c] + tempo)
-            row[blocks.discard + c] = (np.float64(values[c]) - keep) - np.float64(given)
+    work = _play_work()
+    for i in range(len(games)):
+        _play_row(s, k, games[i], mask[i], blocks, unseen[i], all_melds, plan, weights, scores[i], work)
     return scores
+
+
+@njit(cache=True)
+def strategic_act(s, k, games, mask, blocks, turn, plan, worth, play, draw_value):
+    """``int64 [n]`` ``StrategicAgent``'s action in each game in the draw phase, the "Rummy!" window or play, in one
+    call (-1 in the other phases, which Python scores); for rules that add no variant scoring to those phases."""
+    out = np.full(len(games), -1, dtype=np.int64)
+    row = np.empty(mask.shape[1], dtype=np.float32)
+    unseen = np.empty(NUM_KINDS, dtype=np.int64)
+    gains_work, play_work = _gains_work(), _play_work()
+    for i in range(len(games)):
+        g = games[i]
+        phase = s.phase[g]
+        window = phase == RUMMY_PHASE
+        if window or phase == DRAW_PHASE:
+            _take_row(s, k, g, mask[i], turn, plan, worth, draw_value, window, row, gains_work)
+        elif phase == PLAY_PHASE:
+            row[:] = 0.0
+            unseen_row(s, k, g, s.current[g], unseen)
+            _play_row(s, k, g, mask[i], blocks, unseen, False, plan, play, row, play_work)
+        else:
+            continue
+        out[i] = best_row(row, mask[i])
+    return out

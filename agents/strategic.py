@@ -29,14 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.actions import (
-    DRAW,
-    PASS,
-    RUMMY,
-    SKIP,
-    STOP,
-    TAKE,
-)
+from rummy_env.actions import MELD_RUN4, PASS
 from rummy_env.cards import JOKER
 from rummy_env.engine import Engine
 from rummy_env.engine.spec import GameSpec
@@ -51,10 +44,11 @@ from .features import (
     connections,
     persian_blocks,
     persian_play,
-    plan_tables,
     play_blocks,
     refs,
     run4_scores,
+    spec_plan,
+    turn_blocks,
 )
 from .gambit import has_gambit, play_scores, power_scores, split_scores
 from .kernels import NEVER, PlayWeights, WorthWeights
@@ -105,36 +99,54 @@ class StrategicAgent(HeuristicAgent):
 
     def worth(self, spec: GameSpec, plan: Plan) -> np.ndarray:
         """``float [n]`` a planned hand's worth: its points, less its leftovers at risk, plus going out."""
-        return kernels.worth(plan.points, plan.rest, plan_tables(spec.rules), self.weights())
+        return kernels.worth(plan.points, plan.rest, spec_plan(spec), self.weights())
 
-    def pile_gains(self, engine: Engine, games: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """``float [n, D]`` worth added by taking the pile down to each ``legal`` depth (``-inf`` elsewhere)."""
-        return kernels.pile_gains(
-            *refs(engine.spec, engine.state),
-            np.asarray(games, dtype=np.int64),
-            np.ascontiguousarray(legal),
-            plan_tables(engine.spec.rules),
+    def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
+        """The best-scored legal action in each game: the draw phase, "Rummy!" windows and play in one compiled call
+        where the rules add no variant scoring to them (``kernels.strategic_act``), the other phases as scored."""
+        spec = engine.spec
+        if not plain_turns(spec):
+            return super().act(engine, games, obs, mask)
+        games = np.asarray(games, dtype=np.int64)
+        mask = np.ascontiguousarray(mask)
+        p = self.params
+        actions = kernels.strategic_act(
+            *refs(spec, engine.state),
+            games,
+            mask,
+            play_blocks(spec),
+            turn_blocks(spec),
+            spec_plan(spec),
             self.weights(),
+            self.play_weights(),
+            float(p.draw_value),
         )
+        rest = np.flatnonzero(actions < 0)
+        if len(rest):
+            actions[rest] = super().act(engine, games[rest], None if obs is None else obs[rest], mask[rest])
+        return actions
 
     def score_draw(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Each legal take by the worth it adds; a blind draw at ``draw_value``; stopping (or ``skip``) at zero."""
-        layout = engine.spec.layout
-        scores = np.full(mask.shape, -np.inf, dtype=np.float32)
-        scores[:, layout.start(DRAW)] = self.params.draw_value
-        scores[:, layout.start(STOP)] = 0.0
-        if layout.sizes[SKIP]:
-            scores[:, layout.start(SKIP)] = 0.0
-        scores[:, layout.block(TAKE)] = self.pile_gains(engine, games, mask[:, layout.block(TAKE)])
+        scores = self._take_scores(engine, games, mask, window=False)
         return split_scores(engine.spec, engine.state, games, scores, over_draw=self.params.draw_value + 5.0)
 
     def score_rummy(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Call at the depth worth most, when that beats the blind draw the call takes the place of."""
-        layout = engine.spec.layout
-        scores = np.full(mask.shape, -np.inf, dtype=np.float32)
-        scores[:, layout.start(PASS)] = self.params.draw_value
-        scores[:, layout.block(RUMMY)] = self.pile_gains(engine, games, mask[:, layout.block(RUMMY)])
-        return scores
+        return self._take_scores(engine, games, mask, window=True)
+
+    def _take_scores(self, engine: Engine, games: np.ndarray, mask: np.ndarray, window: bool) -> np.ndarray:
+        spec = engine.spec
+        return kernels.take_scores(
+            *refs(spec, engine.state),
+            np.asarray(games, dtype=np.int64),
+            np.ascontiguousarray(mask),
+            turn_blocks(spec),
+            spec_plan(spec),
+            self.weights(),
+            float(self.params.draw_value),
+            window,
+        )
 
     def score_play(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Planned melds (unless held back), then lay-offs, then the safest discard."""
@@ -146,7 +158,7 @@ class StrategicAgent(HeuristicAgent):
             play_blocks(spec),
             unseen_counts(spec, s, games),
             has_gambit(spec),
-            plan_tables(spec.rules),
+            spec_plan(spec),
             self.play_weights(),
         )
         scores = run4_scores(spec, s, games, scores)
@@ -192,6 +204,12 @@ class StrategicAgent(HeuristicAgent):
         return values - keep - p.danger * opponent_odds(spec, s, games) * (values + p.tempo)
 
 
+def plain_turns(spec: GameSpec) -> bool:
+    """Whether the rules add nothing to the kernels' scoring of the draw phase, "Rummy!" windows and play (no
+    Dealer's Gambit, 4-card runs or Persian blocks): ``StrategicAgent.act`` then scores them in one call."""
+    return not (has_gambit(spec) or spec.layout.sizes[MELD_RUN4] or persian_blocks(spec))
+
+
 def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     """``float [n, 53]`` chance that some opponent can meld each card if it is discarded.
 
@@ -201,4 +219,4 @@ def opponent_odds(spec: GameSpec, s: State, games: np.ndarray) -> np.ndarray:
     else their unknown hand size over the unseen cards.
     """
     games = np.asarray(games, dtype=np.int64)
-    return kernels.opponent_odds(*refs(spec, s), games, unseen_counts(spec, s, games), plan_tables(spec.rules).partners)
+    return kernels.opponent_odds(*refs(spec, s), games, unseen_counts(spec, s, games), spec_plan(spec).partners)

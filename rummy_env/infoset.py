@@ -28,11 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from .cards import JOKER, NUM_KINDS
+from .cards import NUM_KINDS
+from .engine import calls
 from .engine.calls import hand_hidden, mix64
 from .engine.core import Engine
 from .engine.spec import GameSpec
-from .engine.state import DJ_BLOCKED, DJ_POWER, DJ_USED, OUT_OF_PLAY, State
+from .engine.state import State
 from .rules import Rules
 from .scenario import load_scenario, state_dict
 
@@ -61,18 +62,8 @@ def seen_hands(spec: GameSpec, s: State, games: np.ndarray, seats: Any = None) -
 
 def unseen_counts(spec: GameSpec, s: State, games: np.ndarray, seats: Any = None) -> np.ndarray:
     """``int [n, 53]`` copies of each kind the seat (default: the seat to act) cannot see in each game."""
-    games = np.asarray(games, dtype=np.int64)
-    pile = (s.pile_pos[games] > 0).sum(axis=1)
-    table = s.placed[games].sum(axis=1).astype(np.int64)
-    table[:, JOKER] = s.table_jokers[games].sum(axis=1)  # jokers on the table now, wherever they were placed
-    seen = seen_hands(spec, s, games, seats).sum(axis=1)
-    unseen = spec.counts[None, :].astype(np.int64) - seen - pile - table
-    if spec.rules.dealers_joker:  # docs/rules.md §8.8: cards out of play, and the dealer's joker while it is apart
-        unseen -= s.dj[games, OUT_OF_PLAY:].astype(np.int64)
-        dj = s.dj[games]
-        wild_on_table = (dj[:, DJ_USED] > 0) & (dj[:, DJ_POWER] == 0)
-        unseen[:, JOKER] -= (dj[:, DJ_BLOCKED] == 0) & ~wild_on_table
-    return unseen
+    games = np.ascontiguousarray(games, dtype=np.int64)
+    return calls.unseen_counts(spec, s, games, np.ascontiguousarray(_seats(s, games, seats), dtype=np.int64))
 
 
 def hidden_slots(spec: GameSpec, s: State, games: np.ndarray, seats: Any = None) -> np.ndarray:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cards import NUM_KINDS
 from ..melds import SLOTS
 from .kernels import batch, turns
 from .kernels import observation as observing
@@ -120,6 +121,14 @@ def out_of_turn_call(spec: GameSpec, s: State, g: int) -> bool:
 def hand_hidden(spec: GameSpec, s: State, games: Any, seats: Any) -> Any:
     """Whether each seat does not see its own hand (the kernels' own test; ``games`` and ``seats`` ints or arrays)."""
     return observing.hand_hidden.py_func(s, kernel_spec(spec), games, seats)
+
+
+def unseen_counts(spec: GameSpec, s: State, idx: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    """``int64 [n, 53]`` the copies of each kind seat ``seats[i]`` cannot see in game ``idx[i]`` (the kernels' own
+    count: ``kernels.observation.unseen_row``)."""
+    out = np.empty((len(idx), NUM_KINDS), dtype=np.int64)
+    batch.unseen_games(kernel_state(s), kernel_spec_ref(spec), idx, seats, out)
+    return out
 
 
 def refusal(spec: GameSpec, s: State, g: int, action: int) -> int:

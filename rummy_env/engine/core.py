@@ -389,10 +389,11 @@ class Engine:
         actions = _action_ids(actions, len(idx))
         stepped, chosen = idx, np.ascontiguousarray(actions, dtype=np.int64)
         if games is not None:
-            full = np.zeros(self.num_games, dtype=np.int64)
-            full[idx] = actions
             stepped = _ascending(idx)
-            chosen = full[stepped]
+            if stepped is not idx:  # games in another order, or repeated: each game's (last) action, in game order
+                full = np.zeros(self.num_games, dtype=np.int64)
+                full[idx] = actions
+                chosen = full[stepped]
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
         self._step_games(stepped, chosen, check, False, (rewards, done, truncated), _NO_ROWS)

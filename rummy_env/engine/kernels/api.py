@@ -6,7 +6,8 @@ kept working across engine changes; the rest of ``kernels`` is the engine's own 
 - ``SpecRef``, ``StateRef``, ``kernel_spec_ref``, ``kernel_state``: the spec and the state as kernels take them;
 - ``pile_melds`` (``NOT_WILD``), ``joker_fits``, ``card_set``: what the pile, the table and a hand can meld;
 - ``CALLS_OFF``: ``rummy_calls="off"`` as the compiled spec writes it; ``HALF``, ``THIRTEENTH``: the
-  observation's scales.
+  observation's scales;
+- ``unseen_row``: the copies of each kind a seat cannot see (``rummy_env.infoset.unseen_counts``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from .jit import compiled_sources, drop_stale_cache
 from .kernel_spec import CALLS_OFF
 from .masks import NOT_WILD, pile_melds
-from .observation import HALF, THIRTEENTH
+from .observation import HALF, THIRTEENTH, unseen_row
 from .ref import SpecRef, StateRef, kernel_spec_ref, kernel_state
 from .table import joker_fits
 from .turns import card_set
@@ -33,4 +34,5 @@ __all__ = [
     "kernel_spec_ref",
     "kernel_state",
     "pile_melds",
+    "unseen_row",
 ]

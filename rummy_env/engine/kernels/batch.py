@@ -8,7 +8,7 @@ from numba import njit
 from ..state import GAME_OVER
 from .jit import borrowed, inline
 from .masks import NOT_WILD, callable_depths, legal_row, pile_melds
-from .observation import observe_row
+from .observation import observe_row, unseen_row
 from .ref import unpack
 from .refusals import refusal
 from .step import PLAYING, apply_action, end_hand, new_game
@@ -123,6 +123,14 @@ def observe_games(ref, games, seats, out):
     """``out[i]``: game ``games[i]`` of ``ref`` as seen from ``seats[i]`` (-1: the seat to act)."""
     s, k = ref.state, ref.spec
     observe_loop(s, k, games, seats, out)
+
+
+@njit(cache=True)
+def unseen_games(s, k, games, seats, out):
+    """``out[i]``: the copies of each kind ``seats[i]`` cannot see in game ``games[i]``."""
+    s, k, out = borrowed((s, k, out))
+    for i in range(games.shape[0]):
+        unseen_row(s, k, games[i], seats[i], out[i])
 
 
 @njit(cache=True)

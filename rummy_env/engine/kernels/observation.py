@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cards import NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from ...cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS
 from ..observe import DEALERS_JOKER, OBS_BOUND, VARIANT_PHASES
 from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, GAME_OVER, OUT_OF_PLAY, POWER_PHASE
 from .jit import inline, kernel
@@ -140,3 +140,33 @@ def observe_gambit(s, g, out, i):
     i += DEALERS_JOKER
     for c in range(NUM_KINDS):
         out[i + c] = np.float32(s.dj[g, OUT_OF_PLAY + c]) * HALF
+
+
+@kernel
+def unseen_row(s, k, g, seat, out):
+    """``out [53]``: the copies of each kind ``seat`` cannot see in game ``g``: the deck less its own hand (unless it
+    names the power blind), the others' known cards, the pile and the table, and under ``dealers_joker`` the cards
+    out of play and the dealer's joker while it is apart (docs/rules.md §8.8)."""
+    hand, known, placed, pile_pos = s.hand[g], s.known[g], s.placed[g], s.pile_pos[g]
+    for c in range(NUM_KINDS):
+        out[c] = 0
+    for card in k.deck:
+        out[card] += 1
+    blind = hand_hidden(s, k, g, seat)
+    for p in range(k.players):
+        seen = known[p] if p != seat else hand[p]
+        if p != seat or not blind:
+            for c in range(NUM_KINDS):
+                out[c] -= seen[c]
+        for c in range(NUM_NATURAL):
+            out[c] -= placed[p, c]
+    for copy in range(pile_pos.shape[0]):
+        for c in range(NUM_KINDS):
+            out[c] -= pile_pos[copy, c] > 0
+    for j in range(s.table_jokers.shape[1]):
+        out[JOKER] -= s.table_jokers[g, j]
+    if k.dealers_joker:
+        for c in range(NUM_KINDS):
+            out[c] -= s.dj[g, OUT_OF_PLAY + c]
+        wild_on_table = s.dj[g, DJ_USED] > 0 and s.dj[g, DJ_POWER] == 0
+        out[JOKER] -= s.dj[g, DJ_BLOCKED] == 0 and not wild_on_table

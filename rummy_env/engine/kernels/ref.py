@@ -13,6 +13,8 @@ object a constructor returns owns the structure and keeps what it holds alive (i
 
 from __future__ import annotations
 
+import operator
+import weakref
 from typing import Any
 
 from numba import njit, types
@@ -146,9 +148,19 @@ def spec_ref(spec: KernelSpec) -> SpecRef:
     return _keeping(_spec_ref(spec), spec)
 
 
+_KERNEL_STATES: dict[int, tuple[weakref.ref, tuple, StateRef]] = {}  # id(State) -> (the State, its arrays, its ref)
+
+
 def kernel_state(state: State) -> StateRef:
-    """A ``StateRef`` of ``state``'s arrays."""
-    return state_ref(as_arrays(state))
+    """A ``StateRef`` of ``state``'s arrays, made once per ``State`` (again if one of its arrays was replaced)."""
+    held = _KERNEL_STATES.get(id(state))
+    now = tuple(vars(state).values())
+    if held is not None and held[0]() is state and len(now) == len(held[1]) and all(map(operator.is_, now, held[1])):
+        return held[2]
+    ref = state_ref(as_arrays(state))
+    key = id(state)
+    _KERNEL_STATES[key] = (weakref.ref(state, lambda _: _KERNEL_STATES.pop(key, None)), now, ref)
+    return ref
 
 
 def kernel_spec_ref(spec: GameSpec) -> SpecRef:
