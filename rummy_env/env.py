@@ -173,7 +173,7 @@ class raw_env(AECEnv, EzPickle):
         if action is None or isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"illegal action {action!r}: expected an integer action id")
         action = int(action)
-        mask = self._acting_mask() if self._mask is None else self._mask
+        mask = self._acting_mask()
         legal = 0 <= action < len(mask) and mask[action]
         self._chosen[0] = action
         rewards, done, truncated, seen = self._step_rewards, self._step_done, self._step_truncated, self._seen

@@ -53,3 +53,13 @@ def test_train_speed_rows_run(rows, seconds, monkeypatch, capsys):
     printed = [line for line in capsys.readouterr().out.splitlines() if line.startswith(("| train-", "| env-"))]
     assert [row.split(" | ")[0] for row in printed] == [f"| {row}" for row in rows]
     assert all(float(row.split(" | ")[1].replace(",", "")) > 0 for row in printed)
+
+
+def test_search_speed_prints_a_row_per_agent_with_its_choices(monkeypatch, capsys):
+    from benchmarks import search_speed
+
+    monkeypatch.setattr("sys.argv", ["search_speed", "--hands", "1", "--specs", "search:8", "search:8,top=2"])
+    search_speed.main()
+    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| `search")]
+    assert [row[0] for row in rows] == ["| `search:8`", "| `search:8,top=2`"]
+    assert all(float(row[4]) > 0 and re.fullmatch(r"[0-9a-f]{12} \|", row[-1]) for row in rows)

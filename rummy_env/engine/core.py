@@ -306,16 +306,7 @@ class Engine:
         out: np.ndarray,
     ) -> None:
         """``step_and_observe`` into arrays the caller owns and reuses (``int64 [G]`` actions, zeroed ``float64
-        [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``); shapes unchecked (the AEC env).
-        One game (the AEC env, the OpenSpiel bridge) calls the kernel straight away when all went well."""
-        if self.num_games == 1 and not self._any_loaded:
-            found = _step_serial(
-                self._ref, self._all, chosen, bool(check), True, rewards, done, truncated, self._max_steps, out
-            )
-            if found == -1:
-                return
-            self._step_outcome(self._all, chosen, [found])
-            return
+        [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``); shapes unchecked (the AEC env)."""
         self._step_games(self._all, chosen, check, True, (rewards, done, truncated), out)
 
     def _step_games(
