@@ -11,9 +11,10 @@ from .registry import make_agent
 
 
 def warm() -> None:
-    """Play two short games of ``greedy`` against ``strategic``: every heuristic kernel runs once, so later
-    processes (the test suite's workers, the apps) load them from the cache instead of each compiling its own."""
-    rules = Rules()
-    agents = [make_agent("greedy", rules, seed=0), make_agent("strategic", rules, seed=1)]
+    """Play short games of ``greedy`` against ``strategic`` at two tables: every heuristic kernel runs once, so later
+    processes (the test suite's workers, the apps) load them from the cache instead of each compiling its own.
+    The 4-card-run table runs ``strategic``'s per-phase scorers too (its one-call path covers the plain tables)."""
     seats = np.array([[0, 1], [1, 0]], dtype=np.int64)
-    play_games(rules, agents, seats, np.arange(2, dtype=np.uint64), batch=2, max_steps=200)
+    for rules in (Rules(), Rules(min_run=4)):
+        agents = [make_agent("greedy", rules, seed=0), make_agent("strategic", rules, seed=1)]
+        play_games(rules, agents, seats, np.arange(2, dtype=np.uint64), batch=2, max_steps=200)
