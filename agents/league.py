@@ -119,13 +119,16 @@ class League:
                 f.write(json.dumps(line) + "\n")
             return json.loads(json.dumps(state))
 
-    def record_opponents(self, name: str, steps: int, weights: Mapping[str, float]) -> None:
-        """Store the opponents (member id -> weight) ``name`` plays from ``steps`` on, and log them to matches.jsonl."""
+    def draw(self, name: str, steps: int, self_play: float = 0.0) -> dict[str, float]:
+        """``opponents`` of learner ``name``, drawn, stored and logged to matches.jsonl under one hold of the lock, so
+        the log's order is what each draw saw (another learner's snapshot is in the draw or after it)."""
         with self.update() as state:
+            weights = self._opponents(state, name, self_play)
             state["learners"][name]["opponents"] = dict(weights)
             line = {"learner": name, "role": state["learners"][name]["role"], "steps": int(steps), "time": time.time()}
             with open(self.folder / MATCHES, "a") as f:
                 f.write(json.dumps(line | {"event": "matchmaking", "opponents": dict(weights)}) + "\n")
+        return weights
 
     def record_reset(self, name: str) -> None:
         """Count a reset of exploiter ``name`` to its start."""
@@ -144,7 +147,9 @@ class League:
         latest snapshot of each main agent (the seed members until there is one); a league exploiter PFSP over every
         member but its own snapshots.
         """
-        state = self.state()
+        return self._opponents(self.state(), name, self_play)
+
+    def _opponents(self, state: Mapping[str, Any], name: str, self_play: float) -> dict[str, float]:
         role = state["learners"][name]["role"]
         members = state["members"]
         if role == "main_exploiter":

@@ -189,7 +189,8 @@ class LeagueCallback(TrainCallback):
 
     def matchmake(self) -> None:
         """Draw this learner's opponents from the league by its role and seat them in the env from the next games."""
-        weights = self.league.opponents(self.name, float(self.cfg.league.self_play) if self.role == "main" else 0.0)
+        self_play = float(self.cfg.league.self_play) if self.role == "main" else 0.0
+        weights = self.league.draw(self.name, self.model.num_timesteps, self_play)
         specs, self.members = lineup(self.league, weights)
         pool = OpponentPool(
             self.rules,
@@ -202,7 +203,6 @@ class LeagueCallback(TrainCallback):
             pool.set_learner(self.model)
         pool.apply(self.training_env)
         self.pool = pool
-        self.league.record_opponents(self.name, self.model.num_timesteps, weights)
         log.info("[%9d] league: opponents %s", self.model.num_timesteps, pool.describe())
 
 
@@ -224,10 +224,9 @@ def learn(cfg: DictConfig, out: Path, command: str = "") -> dict:
     check_options(cfg)
     league, name, role = League(cfg.league.dir), str(cfg.league.name), str(cfg.league.role)
     league.join(name, role, seeds(cfg))
-    weights = league.opponents(name, float(cfg.league.self_play) if role == "main" else 0.0)
+    weights = league.draw(name, 0, float(cfg.league.self_play) if role == "main" else 0.0)
     first, order = lineup(league, weights)
     tcfg = train_config(cfg, first, weights.get(SELF, 0.0))
-    league.record_opponents(name, 0, weights)
     log.info("league %s: %s %s starts against %s", league.folder, role, name, weights)
     result = training.train(
         tcfg, out, command, sweep=True, callback_class=partial(LeagueCallback, league=league, members=order)

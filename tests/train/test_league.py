@@ -68,6 +68,16 @@ def test_pfsp_draws_by_role(tmp_path):
     with pytest.raises(ValueError, match="is a main in"):
         league.join("main", "league_exploiter", seeds)
     assert [line["event"] for line in lines(tmp_path)] == ["generation"] * 3
+    assert league.draw("mx", 300) == {"main_200": 1.0}  # drawn, stored and logged at once
+    assert league.state()["learners"]["mx"]["opponents"] == {"main_200": 1.0}
+    assert lines(tmp_path)[-1] | {"time": 0} == {
+        "learner": "mx",
+        "role": "main_exploiter",
+        "steps": 300,
+        "time": 0,
+        "event": "matchmaking",
+        "opponents": {"main_200": 1.0},
+    }
 
 
 def test_learners_of_one_start_play_other_games():
@@ -119,13 +129,19 @@ def test_two_local_learners_share_the_league_folder(tmp_path):
     made = [e for e in events if e["event"] == "generation"]
     assert len(made) == 8 and all(set(e["results"]) <= set(state["members"]) | {SELF} for e in made)
     assert all(sum(games for _, games in e["results"].values()) >= 4 for e in made)  # every game ends in 100 actions
-    drawn = [e for e in events if e["event"] == "matchmaking"]
-    exploiter = [e["opponents"] for e in drawn if e["learner"] == "main_exploiter"]
-    assert set(exploiter[0]) == {"strategic", "greedy", "start"}  # before the main agent's first snapshot: the seeds
-    assert any(len(o) == 1 and next(iter(o)).startswith("main_") for o in exploiter[1:])  # then its latest snapshot
-    main = [e["opponents"] for e in drawn if e["learner"] == "main"]
-    assert main[0][SELF] == pytest.approx(0.35) and {"strategic", "greedy", "start"} <= set(main[0])
-    assert any("main_exploiter_256" in o for o in main[1:])  # the other learner's snapshot, drawn by PFSP
+    seeds, published, met = {"strategic", "greedy", "start"}, [], set()
+    for event in events:  # matches.jsonl is in the order the learners wrote it: what each draw could see
+        if event["event"] == "generation":
+            published.append(event["snapshot"])
+            met |= set(event["results"]) if event["learner"] == "main" else set()
+            continue
+        opponents = event["opponents"]
+        if event["learner"] == "main_exploiter":  # the main agent's latest snapshot, or the seeds before its first
+            latest = [name for name in published if name.startswith("main_") and not name.startswith("main_exploiter")]
+            assert set(opponents) == ({latest[-1]} if latest else seeds)
+            continue
+        assert opponents[SELF] == pytest.approx(0.35) and seeds <= set(opponents) <= seeds | set(published) | {SELF}
+        assert set(published) - met <= set(opponents)  # every member not met yet: a win rate of a half, drawn
     table = (folder / "league.md").read_text()
     assert "| main_exploiter | main_exploiter | 1,024 | 4 |" in table and "| main_exploiter_1024 |" in table
 
