@@ -32,39 +32,39 @@ def _guided(checkpoint: str) -> str:
 
 # ``best``: the strongest shipped agent of each kind of table at <= 50 ms a decision on the 2-core machine, one game
 # at a time (play, serve). Each entry: the agent, then where its strength and its time were measured ("one game at a
-# time": experiments.evaluate batch=1 against strategic, 2026-12-04, the machine shared; models/README.md, best).
+# time": experiments.evaluate batch=1 against strategic, 2026-12-06, the machine idle; models/README.md, best).
 BEST_AGENTS: dict[str, tuple[str, str]] = {
     "2 players": (
         _guided("rummy500_default_mlp.zip"),
         (
             "README.md Leaderboard, 2 players: first, 0.836 [0.797, 0.869], beat every other agent 35-15 or more; "
-            "6.7 ms a decision one game at a time"
+            "4.5 ms a decision one game at a time"
         ),
     ),
     "3 players": (
         _guided("rummy500_three_players_mlp.zip"),
-        "README.md Leaderboard, 3 players: first, 0.511 [0.439, 0.583] (par 0.333); 7.5 ms a decision one at a time",
+        "README.md Leaderboard, 3 players: first, 0.511 [0.439, 0.583] (par 0.333); 5.1 ms a decision one at a time",
     ),
     "4 players": (
         _guided("rummy500_four_players_mlp.zip"),
         (
             "README.md Leaderboard, 4 players: the most wins, 0.388 [0.315, 0.465] (par 0.25; the pile-view "
             "checkpoint rates higher on placings, 0.237 wins); 0.525 of 400 games against three strategic "
-            "(models/README.md, Guided search); 7.1 ms a decision one game at a time"
+            "(models/README.md, Guided search); 7.2 ms a decision one game at a time"
         ),
     ),
     "partnership": (
         _guided("partnership_recipe_strong_mlp.zip"),
         (
             "README.md Leaderboard, partnership: first, 0.796 [0.770, 0.820] (par 0.5), beat every other side "
-            "0.73-0.84; 6.5 ms a decision one game at a time"
+            "0.73-0.84; 5.8 ms a decision one game at a time"
         ),
     ),
     "persian": (
         str(MODELS / "persian_recipe_strong_mlp.zip"),
         (
             "models/README.md, persian_recipe_strong_mlp.zip: 0.642 [0.612, 0.671] against a strategic side, 0.610 "
-            "against persian_team_mlp (no search measured at this table); 0.9 ms a decision one game at a time"
+            "against persian_team_mlp (no search measured at this table); 0.34 ms a decision one game at a time"
         ),
     ),
 }
