@@ -16,29 +16,27 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one game's small matrix pr
 
 import argparse
 import hashlib
-import time
 
 import numpy as np
 
 from agents import make_agent, play_games
+from benchmarks.evaluate_speed import Timed
 from rummy_env.rules import Rules
 
 GUIDE = "models/rummy500_default_mlp.zip"
 SPECS = ("search", f"search:64,guide={GUIDE},depth=12")
 
 
-class Recorded:
-    """An agent whose ``act`` calls are timed and whose choices are hashed."""
+class Recorded(Timed):
+    """A timed agent (``benchmarks.evaluate_speed.Timed``) whose choices are hashed too."""
 
     def __init__(self, agent) -> None:
-        self.agent, self.name, self.needs_obs = agent, agent.name, agent.needs_obs
-        self.seconds, self.digest = 0.0, hashlib.sha256()
+        super().__init__(agent)
+        self.digest = hashlib.sha256()
 
     def act(self, engine, games, obs, mask):
-        """The wrapped agent's actions."""
-        start = time.perf_counter()
-        actions = self.agent.act(engine, games, obs, mask)
-        self.seconds += time.perf_counter() - start
+        """The wrapped agent's actions, timed and hashed."""
+        actions = super().act(engine, games, obs, mask)
         self.digest.update(np.asarray(actions, dtype=np.int64).tobytes())
         return actions
 
