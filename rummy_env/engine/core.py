@@ -306,39 +306,48 @@ class Engine:
         out: np.ndarray,
     ) -> None:
         """``step_and_observe`` into arrays the caller owns and reuses (``int64 [G]`` actions, zeroed ``float64
-        [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``); shapes unchecked (the AEC env).
-        One game (the AEC env, the OpenSpiel bridge) calls the kernel itself: a Python call fewer a step is 6% of a
-        one-game ``step_and_observe`` (``benchmarks/NOTES.md``)."""
-        if self.num_games > 1:
-            self._step_games(self._all, chosen, check, True, (rewards, done, truncated), out)
-            return
-        found = _step_serial(
-            self._ref, self._all, chosen, bool(check), True, rewards, done, truncated, self._max_steps, out
-        )
-        if found != -1 or self._any_loaded:
-            self._step_outcome(self._all, chosen, [found])
+        [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``); shapes unchecked (the AEC env)."""
+        self._step_games(self._all, chosen, check, True, rewards, done, truncated, out)
 
     def _step_games(
-        self, games: np.ndarray, chosen: np.ndarray, check: bool, refresh: bool, results: tuple, out: np.ndarray
+        self,
+        games: np.ndarray,
+        chosen: np.ndarray,
+        check: bool,
+        refresh: bool,
+        rewards: np.ndarray,
+        done: np.ndarray,
+        truncated: np.ndarray,
+        out: np.ndarray,
     ) -> None:
-        """Step each game ``games[i]`` (ascending, unique) with ``chosen[i]`` into ``results`` (rewards, done,
-        truncated): on one thread below ``PARALLEL_MIN`` games, else every game checked first, then each thread its
-        share. ``refresh``: recompute their masks at once; ``out`` (or no rows): observe them too. An illegal action
-        raises before any game moves."""
+        """Step each game ``games[i]`` (ascending, unique) with ``chosen[i]`` into ``rewards``, ``done`` and
+        ``truncated``: on one thread below ``PARALLEL_MIN`` games (its outcome acted on only when the kernel reports
+        something or a loaded position moved), else every game checked first, then each thread its share.
+        ``refresh``: recompute their masks at once; ``out`` (or no rows): observe them too. An illegal action raises
+        before any game moves."""
         if len(games) < PARALLEL_MIN:
-            rewards, done, truncated = results
             found = _step_serial(
                 self._ref, games, chosen, bool(check), refresh, rewards, done, truncated, self._max_steps, out
             )
-            if found != -1 or self._any_loaded:  # all went well and no loaded position moved: nothing to act on
+            if found != -1 or self._any_loaded:
                 self._step_outcome(games, chosen, [found])
             return
-        flags = (*results, self._max_steps)
         bad = self._first_illegal(games, chosen) if check else -1
         if bad >= 0:
             self._refuse(int(games[bad]), int(chosen[bad]))
         chunks = [
-            (ref, games[lo:hi], chosen[lo:hi], False, refresh, *flags, out[lo:hi] if len(out) else out)
+            (
+                ref,
+                games[lo:hi],
+                chosen[lo:hi],
+                False,
+                refresh,
+                rewards,
+                done,
+                truncated,
+                self._max_steps,
+                out[lo:hi] if len(out) else out,
+            )
             for ref, lo, hi in self._chunk_bounds(len(games))
         ]
         found = _in_threads(_step_serial, chunks)
@@ -401,7 +410,7 @@ class Engine:
                 chosen = full[stepped]
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
-        self._step_games(stepped, chosen, check, False, (rewards, done, truncated), _NO_ROWS)
+        self._step_games(stepped, chosen, check, False, rewards, done, truncated, _NO_ROWS)
         if auto_reset:
             ended = (done | truncated).nonzero()[0]
             if len(ended):
