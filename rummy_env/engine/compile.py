@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import numba
 import numpy as np
 
 from ..rules import Rules
 from .calls import begin_draw, callable_depths, legal_row, pile_melds, push_pile, refresh_accepts, refusal, shuffled
-from .core import _NO_ROWS, PARALLEL_MIN, Engine
-from .kernels import batch
+from .core import PARALLEL_MIN, Engine
 from .state import empty_state
 
 
@@ -40,27 +36,3 @@ def warm() -> None:
     callable_depths(spec, s, idx)
     refusal(spec, engine.state, 0, 0)
     legal_row(spec, engine.state, 0)
-
-
-def step_signature(engine: Engine) -> tuple[Any, ...]:
-    """The argument types ``engine`` calls the step kernel with (``Engine._step_games``, one thread's share)."""
-    games, players = engine.num_games, engine.num_players
-    args = (
-        engine._ref,
-        engine._all,
-        np.zeros(games, dtype=np.int64),
-        True,
-        False,
-        np.zeros((games, players)),
-        np.zeros(games, dtype=bool),
-        np.zeros(games, dtype=bool),
-        engine._max_steps,
-        _NO_ROWS,
-    )
-    return tuple(numba.typeof(arg) for arg in args)
-
-
-def compile_step() -> None:
-    """Compile the step kernel into numba's disk cache without playing (the job ``Engine`` gives a second process on
-    a cold start, ``kernels.jit.compile_ahead``)."""
-    batch.step_serial.compile(step_signature(Engine(Rules(), num_games=1, seed=0)))

@@ -13,7 +13,6 @@ import numpy as np
 from ..rules import Rules
 from .calls import mix64
 from .kernels import batch
-from .kernels.jit import await_ahead, compile_ahead
 from .kernels.ref import engine_ref, kernel_spec_ref, state_ref
 from .kernels.work import Work
 from .observe import rules_obs_layout
@@ -35,7 +34,6 @@ class _FixedTypes:
     def __call__(self, *args: Any) -> Any:
         if self._entry is not None:
             return self._entry(*args)
-        await_ahead(self._dispatcher)
         result = self._dispatcher(*args)
         self._entry = self._dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
         return result
@@ -156,7 +154,6 @@ class Engine:
             for t in range(self._work.threads)
         ]
         self._ref = self._refs[0]
-        compile_ahead(batch.step_serial, "rummy_env.engine.compile:compile_step")
         self.reset()
 
     @property

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import shutil
 from pathlib import Path
@@ -12,11 +11,7 @@ import pytest
 from numba import njit
 from numba.core import event, inline_closurecall
 
-from rummy_env import Rules
 from rummy_env.cards import NUM_KINDS, card_bits
-from rummy_env.engine import Engine
-from rummy_env.engine.compile import step_signature
-from rummy_env.engine.kernels import batch, jit
 from rummy_env.engine.kernels.jit import (
     COMPILING_NOTICE,
     NOTICE,
@@ -228,80 +223,3 @@ def test_the_compile_log_counts_compile_time_not_the_wall_time_between(monkeypat
             notice.on_end(compile_event(name))
     assert "compiled first in 10 s (10 s of compilation so far)" in caplog.text
     assert "compiled second in 5 s (15 s of compilation so far)" in caplog.text
-
-
-AHEAD_MODULE = """
-from numba import njit, types
-
-
-@njit(cache=True)
-def triple(x):
-    return 3 * x
-
-
-def compile_it():
-    triple.compile((types.int64,))  # the argument types alone, as a call looks them up in the cache
-"""
-
-
-def _ahead_module(folder: Path, monkeypatch, name: str):
-    """A module ``name`` in ``folder`` with a cached kernel ``triple`` and a job ``compile_it`` compiling it,
-    importable here and in a second process."""
-    (folder / f"{name}.py").write_text(AHEAD_MODULE)
-    monkeypatch.syspath_prepend(str(folder))
-    monkeypatch.setenv("PYTHONPATH", str(folder))
-    return importlib.import_module(name)
-
-
-def test_a_cold_entry_point_is_compiled_in_a_second_process_and_loaded_from_the_cache(tmp_path, monkeypatch):
-    module = _ahead_module(tmp_path, monkeypatch, "ahead_cold")
-    monkeypatch.setattr(jit, "_cores", lambda: 2)
-    monkeypatch.delenv(jit.AHEAD_SWITCH, raising=False)
-    assert not jit.is_cached(module.triple)
-    jit.compile_ahead(module.triple, "ahead_cold:compile_it")
-    assert id(module.triple) in jit._ahead, "a cold entry point gets a second process"
-    jit.compile_ahead(module.triple, "ahead_cold:compile_it")  # asked again: the same process, no other
-    jit.await_ahead(module.triple)
-    assert jit.is_cached(module.triple), "the second process wrote the disk cache"
-    assert module.triple(5) == 15
-    assert sum(module.triple.stats.cache_hits.values()) == 1, "this process loaded it instead of compiling it"
-    assert not sum(module.triple.stats.cache_misses.values())
-
-
-@pytest.mark.parametrize("why", ["cached", "switched off", "one core"])
-def test_no_second_process_where_it_cannot_help(tmp_path, monkeypatch, why):
-    module = _ahead_module(tmp_path, monkeypatch, f"ahead_{why.replace(' ', '_')}")
-    monkeypatch.setattr(jit, "_cores", lambda: 1 if why == "one core" else 2)
-    monkeypatch.setenv(jit.AHEAD_SWITCH, "0" if why == "switched off" else "1")
-    if why == "cached":
-        module.triple(1)
-    jit.compile_ahead(module.triple, f"{module.__name__}:compile_it")
-    assert id(module.triple) not in jit._ahead
-
-
-def test_a_failed_second_process_leaves_the_compilation_here(tmp_path, monkeypatch, caplog):
-    module = _ahead_module(tmp_path, monkeypatch, "ahead_failed")
-    monkeypatch.setattr(jit, "_cores", lambda: 2)
-    monkeypatch.delenv(jit.AHEAD_SWITCH, raising=False)
-    jit.compile_ahead(module.triple, "ahead_failed:no_such_job")
-    with caplog.at_level(logging.WARNING, logger="rummy_env"):
-        jit.await_ahead(module.triple)
-    assert "compiling triple in a second process failed" in caplog.text
-    assert module.triple(2) == 6
-
-
-def test_the_second_process_compiles_the_step_kernel_for_the_types_the_engine_passes():
-    engine = Engine(Rules(), num_games=3, seed=0)
-    engine.step(engine.legal_mask().argmax(axis=1))
-    engine.step_and_observe(engine.legal_mask().argmax(axis=1))
-    assert batch.step_serial.signatures == [step_signature(engine)], "one compiled step, the one compile_step builds"
-
-
-@pytest.mark.slow
-def test_a_cold_first_game_loads_the_step_kernel_the_second_process_compiled(tmp_path):
-    from benchmarks.compile_time import ROOT, run_probe
-
-    shutil.copytree(ROOT / "rummy_env", tmp_path / "rummy_env", ignore=shutil.ignore_patterns("__pycache__"))
-    compiled = {name for name, _ in run_probe(tmp_path, "first")["compiles"]}
-    assert "masks_serial" in compiled, "the cache copied was not empty"
-    assert "step_serial" not in compiled, "the first game compiled the step kernel itself"

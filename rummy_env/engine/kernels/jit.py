@@ -16,10 +16,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import logging
-import os
 import re
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterable
@@ -53,16 +50,6 @@ class _FirstCompileNotice(event.Listener):
         self.compiled = 0.0  # seconds spent compiling entry points that finished (not the wall time between them)
         self._idle = threading.Event()
 
-    def say(self, message: str, *args: object) -> None:
-        """Log ``message`` where the compile notices go (after ``COMPILING_NOTICE``, given once per process)."""
-        self._notice_once()
-        self._log(message, *args)
-
-    def _notice_once(self) -> None:
-        if not self.said:
-            self.said = True
-            self._log(COMPILING_NOTICE)
-
     def _log(self, message: str, *args: object) -> None:
         logging.getLogger("rummy_env").warning(message, *args)
 
@@ -80,7 +67,9 @@ class _FirstCompileNotice(event.Listener):
         function = getattr(ev.data.get("dispatcher"), "py_func", None)
         if not (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES):
             return
-        self._notice_once()
+        if not self.said:
+            self.said = True
+            self._log(COMPILING_NOTICE)
         self.depth += 1
         if self.depth == 1:
             self.current, self.started = getattr(function, "__qualname__", "?"), time.monotonic()
@@ -104,68 +93,6 @@ class _FirstCompileNotice(event.Listener):
 NOTICE = _FirstCompileNotice()
 """The process's notice (``NOTICE.said``: it has been given)."""
 event.register("numba:compile", NOTICE)
-
-
-AHEAD_SWITCH = "RUMMY_ENV_COMPILE_AHEAD"
-"""Environment variable: ``0`` keeps every compilation in the process that needs it (no second process)."""
-_PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the folder holding ``rummy_env``, for the second process
-_ahead: dict[int, subprocess.Popen] = {}  # id(dispatcher) -> the process compiling it into the disk cache
-_asked: set[int] = set()  # id(dispatcher) of every entry point ``compile_ahead`` was asked about
-
-
-def is_cached(dispatcher: Any) -> bool:
-    """Whether numba's disk cache holds ``dispatcher`` compiled from its current source (its index lists a version)."""
-    try:
-        return bool(dispatcher._cache._cache_file._load_index())
-    except Exception:  # numba's cache internals changed: compile in this process, as without compile_ahead
-        return True
-
-
-def _cores() -> int:
-    """CPU cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def compile_ahead(dispatcher: Any, job: str) -> None:
-    """On a cold start, compile the entry point ``dispatcher`` into numba's disk cache in a second process (running
-    ``job``, ``"module:function"``) while this one compiles the others; its first call here (``await_ahead``) waits
-    for that process and loads it from the cache. Nothing happens when it is cached already, the cache folder is
-    read-only, this process may use one core only, this process is such a second process, or ``AHEAD_SWITCH`` is
-    ``0``; asked again, it does nothing."""
-    if id(dispatcher) in _asked:
-        return
-    _asked.add(id(dispatcher))
-    if os.environ.get(AHEAD_SWITCH, "1") == "0" or _cores() < 2 or is_cached(dispatcher):
-        return
-    folder = getattr(getattr(dispatcher, "_cache", None), "_cache_path", None)
-    if folder is None or not os.access(folder if os.path.isdir(folder) else os.path.dirname(folder), os.W_OK):
-        return
-    path = os.pathsep.join(p for p in (str(_PACKAGE_ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    module, function = job.split(":")
-    code = f"import {module} as m; m.{function}()"
-    _ahead[id(dispatcher)] = subprocess.Popen(
-        [sys.executable, "-c", code],
-        env=dict(os.environ, **{AHEAD_SWITCH: "0", "PYTHONPATH": path}),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    NOTICE.say("compiling %s in a second process meanwhile", dispatcher.py_func.__qualname__)
-
-
-def await_ahead(dispatcher: Any) -> None:
-    """Wait for the second process compiling ``dispatcher``, if ``compile_ahead`` started one (its first call then
-    loads it from the disk cache, or compiles it here if that process failed)."""
-    process = _ahead.pop(id(dispatcher), None)
-    if process is None:
-        return
-    started = time.monotonic()
-    code = process.wait()
-    name = dispatcher.py_func.__qualname__
-    if code != 0:
-        NOTICE.say("compiling %s in a second process failed (exit %s): compiling it here", name, code)
-    elif time.monotonic() - started >= 1.0:
-        NOTICE.say("waited %.0f s for the second process compiling %s", time.monotonic() - started, name)
 
 
 class _CallTree(event.Listener):
