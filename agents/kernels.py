@@ -25,10 +25,13 @@ from rummy_env.engine.kernels.api import (
     compiled_sources,
     drop_stale_cache,
     joker_fits,
+    legal_row,
     pile_melds,
+    step_game,
+    unpack,
     unseen_row,
 )
-from rummy_env.engine.state import DRAW_PHASE, PLAY_PHASE, RUMMY_PHASE
+from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
 
 from .base import JOKER_BONUS, LAYOFF_BONUS, MELD_BONUS, best_row
 
@@ -658,24 +661,64 @@ def strategic_play(s, k, games, mask, blocks, unseen, all_melds, plan, weights):
 
 
 @njit(cache=True)
+def _strategic_row(s, k, g, legal, blocks, turn, plan, worth, play, draw_value, row, unseen, gains_work, play_work):
+    """``StrategicAgent``'s action in game ``g`` (``legal`` its mask row) in the draw phase, the "Rummy!" window or
+    play; -1 in the other phases. ``row``, ``unseen`` and the two works are scratch."""
+    phase = s.phase[g]
+    window = phase == RUMMY_PHASE
+    if window or phase == DRAW_PHASE:
+        _take_row(s, k, g, legal, turn, plan, worth, draw_value, window, row, gains_work)
+    elif phase == PLAY_PHASE:
+        row[:] = 0.0
+        unseen_row(s, k, g, s.current[g], unseen)
+        _play_row(s, k, g, legal, blocks, unseen, False, plan, play, row, play_work)
+    else:
+        return -1
+    return best_row(row, legal)
+
+
+@njit(cache=True)
 def strategic_act(s, k, games, mask, blocks, turn, plan, worth, play, draw_value):
     """``int64 [n]`` ``StrategicAgent``'s action in each game in the draw phase, the "Rummy!" window or play, in one
     call (-1 in the other phases, which Python scores); for rules that add no variant scoring to those phases."""
-    out = np.full(len(games), -1, dtype=np.int64)
+    out = np.empty(len(games), dtype=np.int64)
     row = np.empty(mask.shape[1], dtype=np.float32)
     unseen = np.empty(NUM_KINDS, dtype=np.int64)
     gains_work, play_work = _gains_work(), _play_work()
     for i in range(len(games)):
-        g = games[i]
-        phase = s.phase[g]
-        window = phase == RUMMY_PHASE
-        if window or phase == DRAW_PHASE:
-            _take_row(s, k, g, mask[i], turn, plan, worth, draw_value, window, row, gains_work)
-        elif phase == PLAY_PHASE:
-            row[:] = 0.0
-            unseen_row(s, k, g, s.current[g], unseen)
-            _play_row(s, k, g, mask[i], blocks, unseen, False, plan, play, row, play_work)
-        else:
-            continue
-        out[i] = best_row(row, mask[i])
+        out[i] = _strategic_row(
+            s, k, games[i], mask[i], blocks, turn, plan, worth, play, draw_value, row, unseen, gains_work, play_work
+        )
     return out
+
+
+@njit(cache=True)
+def strategic_rollout(ref, games, hand_no, left, blocks, turn, plan, worth, play, draw_value):
+    """``StrategicAgent`` at every seat of each game ``games[i]`` of the engine ``ref`` (``Engine.kernel_ref``), step
+    by step, until its hand ``hand_no[i]`` or the game ends or ``left[i]`` (counted down) reaches 0; ``bool [n]``:
+    the games stopped before, at a phase ``strategic_act`` leaves to Python or without a legal action (Python then
+    acts there, or the engine reports it). The same moves as ``strategic_act`` and ``Engine.step`` in turn."""
+    s, k, work, mask, stale = unpack(ref)
+    stopped = np.zeros(len(games), dtype=np.bool_)
+    row = np.empty(mask.shape[1], dtype=np.float32)
+    unseen = np.empty(NUM_KINDS, dtype=np.int64)
+    rewards = np.zeros(k.players, dtype=np.float64)
+    gains_work, play_work = _gains_work(), _play_work()
+    for i in range(len(games)):
+        g = games[i]
+        while left[i] > 0 and s.hand_no[g] == hand_no[i] and s.phase[g] != GAME_OVER:
+            if stale[g]:
+                if not legal_row(s, k, g, mask[g], work):
+                    stopped[i] = True
+                    break
+                stale[g] = False
+            action = _strategic_row(
+                s, k, g, mask[g], blocks, turn, plan, worth, play, draw_value, row, unseen, gains_work, play_work
+            )
+            if action < 0:
+                stopped[i] = True
+                break
+            step_game(s, k, g, action, rewards, work)
+            stale[g] = True
+            left[i] -= 1
+    return stopped

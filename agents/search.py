@@ -248,13 +248,7 @@ class SearchAgent(Agent):
         s = sim.state
         hand_no = s.hand_no[idx].copy()
         sim.step(first, check=False, games=idx)
-        live = idx[(s.hand_no[idx] == hand_no) & (s.phase[idx] != GAME_OVER)]
-        for _ in range(self.config.depth):
-            if not len(live):
-                break
-            actions = self.policy.act(sim, live, None, sim.legal_mask(live))
-            sim.step(actions, check=False, games=live)
-            live = live[(s.hand_no[live] == hand_no[live]) & (s.phase[live] != GAME_OVER)]
+        live = play_on(self.policy, sim, idx, hand_no, self.config.depth)
         result = outcome(sim, idx, seat, hand_no, self.config.win_bonus)
         if self.guide is not None:  # the guide's value where the rollout stopped: the horizon, or the next hand
             result[live] = 0.0
@@ -287,6 +281,27 @@ class Estimates:
     def scores(self, confidence: float) -> np.ndarray:
         """``choice_scores``: each gain less ``confidence`` standard errors; the search plays the best."""
         return choice_scores(self.sums, confidence)
+
+
+def play_on(policy: Agent, sim: Engine, games: np.ndarray, hand_no: np.ndarray, depth: int) -> np.ndarray:
+    """``policy`` at every seat of ``games`` (ascending) for up to ``depth`` actions each, each game stopping when its
+    hand ``hand_no[i]`` or the game ends; the games still in that hand after their ``depth`` actions. A policy with a
+    compiled loop (``StrategicAgent.play_on``) plays on in it until a decision it leaves to Python, where ``act``
+    and the engine take one step of those games alone before it goes on."""
+    s = sim.state
+    left = np.full(len(games), depth, dtype=np.int64)
+    compiled = getattr(policy, "play_on", None)
+    while True:
+        going = (s.hand_no[games] == hand_no) & (s.phase[games] != GAME_OVER)
+        games, hand_no, left = games[going], hand_no[going], left[going]
+        if not (left > 0).any():
+            return games
+        python = compiled(sim, games, hand_no, left) if compiled else np.ones(len(games), dtype=bool)
+        python &= (left > 0) & (s.hand_no[games] == hand_no) & (s.phase[games] != GAME_OVER)
+        if python.any():
+            rows = games[python]
+            sim.step(policy.act(sim, rows, None, sim.legal_mask(rows)), check=False, games=rows)
+            left[python] -= 1
 
 
 def choice_scores(sums: np.ndarray, confidence: float) -> np.ndarray:

@@ -126,6 +126,28 @@ class StrategicAgent(HeuristicAgent):
             actions[rest] = super().act(engine, games[rest], None if obs is None else obs[rest], mask[rest])
         return actions
 
+    def play_on(self, engine: Engine, games: np.ndarray, hand_no: np.ndarray, left: np.ndarray) -> np.ndarray:
+        """Play every seat of ``games`` (ascending) in one compiled call (``kernels.strategic_rollout``) until each
+        one's hand ``hand_no[i]`` or the game ends or ``left[i]`` actions (counted down) are taken; ``bool [n]``: the
+        games stopped before, at a decision ``act`` scores in Python (all of them where the rules are not
+        ``plain_turns``). The same moves as ``act`` and ``engine.step`` in turn."""
+        spec = engine.spec
+        if not plain_turns(spec):
+            return np.ones(len(games), dtype=bool)
+        p = self.params
+        return kernels.strategic_rollout(
+            engine.kernel_ref,
+            games,
+            hand_no,
+            left,
+            play_blocks(spec),
+            turn_blocks(spec),
+            spec_plan(spec),
+            self.weights(),
+            self.play_weights(),
+            float(p.draw_value),
+        )
+
     def score_draw(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Each legal take by the worth it adds; a blind draw at ``draw_value``; stopping (or ``skip``) at zero."""
         scores = self._take_scores(engine, games, mask, window=False)

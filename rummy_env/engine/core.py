@@ -80,11 +80,17 @@ class StepResult(NamedTuple):
 
 
 def _action_ids(actions: Any, count: int) -> np.ndarray:
-    """``actions`` as an array of ``count`` integer action ids (``ValueError`` otherwise)."""
+    """``actions`` as a contiguous ``int64`` array of ``count`` action ids, itself when it is one (``ValueError`` when
+    they are not ``count`` integers)."""
     actions = np.asarray(actions)
     if actions.shape != (count,) or actions.dtype.kind not in "iu":
         raise ValueError(f"actions must be {count} integer action ids, got shape {actions.shape}")
-    return actions
+    if actions.dtype == np.int64 and actions.flags.c_contiguous:
+        return actions
+    return np.ascontiguousarray(actions, dtype=np.int64)
+
+
+_result = tuple.__new__  # ``_result(StepResult, (...))``: NamedTuple's own ``__new__`` costs ~0.3 us of a ~7 us step
 
 
 def _ascending(idx: np.ndarray) -> np.ndarray:
@@ -175,6 +181,14 @@ class Engine:
     def obs_dim(self) -> int:
         """Length of an observation vector."""
         return rules_obs_layout(self.rules, self.spec.copies).size
+
+    @property
+    def kernel_ref(self) -> Any:
+        """The engine's state, spec, turn-search scratch, masks and their stale flags as one argument of compiled code
+        (``kernels.api.unpack``), for kernels that step games themselves (the search's rollouts): such a kernel
+        steps with ``kernels.api.step_game``, leaves each game it moves marked stale, and moves no game loaded by
+        ``load_state`` and not stepped since (``step`` first)."""
+        return self._ref
 
     @property
     def current_player(self) -> np.ndarray:
@@ -290,11 +304,11 @@ class Engine:
         """``step`` of every game, then their masks and the observation of each game's seat to act, in one compiled
         pass per game (per thread from ``PARALLEL_MIN`` games): the cheapest way to drive games decision by decision."""
         g, n = self.num_games, self.num_players
-        chosen = np.ascontiguousarray(_action_ids(actions, g), dtype=np.int64)
+        chosen = _action_ids(actions, g)
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
         out = np.empty((g, self._obs_dim), dtype=np.float32)
         self._step_observe_into(chosen, check, rewards, done, truncated, out)
-        return StepResult(rewards, done, truncated), out
+        return _result(StepResult, (rewards, done, truncated)), out
 
     def _step_observe_into(
         self,
@@ -401,7 +415,7 @@ class Engine:
         """
         idx = self._all if games is None else self.game_indices(games)
         actions = _action_ids(actions, len(idx))
-        stepped, chosen = idx, np.ascontiguousarray(actions, dtype=np.int64)
+        stepped, chosen = idx, actions
         if games is not None:
             stepped = _ascending(idx)
             if stepped is not idx:  # games in another order, or repeated: each game's (last) action, in game order
@@ -416,5 +430,5 @@ class Engine:
             if len(ended):
                 self.reset(games=ended)
         if games is None:
-            return StepResult(rewards, done, truncated)
-        return StepResult(rewards[idx], done[idx], truncated[idx])
+            return _result(StepResult, (rewards, done, truncated))
+        return _result(StepResult, (rewards[idx], done[idx], truncated[idx]))

@@ -7,16 +7,19 @@ kept working across engine changes; the rest of ``kernels`` is the engine's own 
 - ``pile_melds`` (``NOT_WILD``), ``joker_fits``, ``card_set``: what the pile, the table and a hand can meld;
 - ``CALLS_OFF``: ``rummy_calls="off"`` as the compiled spec writes it; ``HALF``, ``THIRTEENTH``: the
   observation's scales;
-- ``unseen_row``: the copies of each kind a seat cannot see (``rummy_env.infoset.unseen_counts``).
+- ``unseen_row``: the copies of each kind a seat cannot see (``rummy_env.infoset.unseen_counts``);
+- ``unpack`` (of ``Engine.kernel_ref``), ``legal_row``, ``step_game``: an engine's arrays, a game's legal actions and
+  one step of a game, for kernels that play games on (the search's rollouts).
 """
 
 from __future__ import annotations
 
+from .batch import step_game
 from .jit import compiled_sources, drop_stale_cache
 from .kernel_spec import CALLS_OFF
-from .masks import NOT_WILD, pile_melds
+from .masks import NOT_WILD, legal_row, pile_melds
 from .observation import HALF, THIRTEENTH, unseen_row
-from .ref import SpecRef, StateRef, kernel_spec_ref, kernel_state
+from .ref import SpecRef, StateRef, kernel_spec_ref, kernel_state, unpack
 from .table import joker_fits
 from .turns import card_set
 
@@ -33,6 +36,9 @@ __all__ = [
     "joker_fits",
     "kernel_spec_ref",
     "kernel_state",
+    "legal_row",
     "pile_melds",
+    "step_game",
+    "unpack",
     "unseen_row",
 ]
