@@ -119,11 +119,11 @@ class League:
                 f.write(json.dumps(line) + "\n")
             return json.loads(json.dumps(state))
 
-    def draw(self, name: str, steps: int, self_play: float = 0.0) -> dict[str, float]:
+    def draw(self, name: str, steps: int, self_play: float = 0.0, seed_floor: float = 0.0) -> dict[str, float]:
         """``opponents`` of learner ``name``, drawn, stored and logged to matches.jsonl under one hold of the lock, so
         the log's order is what each draw saw (another learner's snapshot is in the draw or after it)."""
         with self.update() as state:
-            weights = self._opponents(state, name, self_play)
+            weights = self._opponents(state, name, self_play, seed_floor)
             state["learners"][name]["opponents"] = dict(weights)
             line = {"learner": name, "role": state["learners"][name]["role"], "steps": int(steps), "time": time.time()}
             with open(self.folder / MATCHES, "a") as f:
@@ -140,16 +140,17 @@ class League:
         wins, games = state["results"].get(name, {}).get(member, [0.0, 0.0])
         return (wins + 1.0) / (games + 2.0)
 
-    def opponents(self, name: str, self_play: float = 0.0) -> dict[str, float]:
+    def opponents(self, name: str, self_play: float = 0.0, seed_floor: float = 0.0) -> dict[str, float]:
         """The opponents of learner ``name`` by its role: member id -> weight (``SELF``: a main agent's live weights).
 
-        A main agent gives ``self_play`` to ``SELF`` and the rest to PFSP over every member; a main exploiter plays the
-        latest snapshot of each main agent (the seed members until there is one); a league exploiter PFSP over every
-        member but its own snapshots.
+        A main agent gives ``self_play`` to ``SELF`` and the rest to PFSP over every member, the seed members at least
+        ``seed_floor`` of it all (PFSP among them; the others' shares scaled down); a main exploiter plays the latest
+        snapshot of each main agent (the seed members until there is one); a league exploiter PFSP over every member
+        but its own snapshots.
         """
-        return self._opponents(self.state(), name, self_play)
+        return self._opponents(self.state(), name, self_play, seed_floor)
 
-    def _opponents(self, state: Mapping[str, Any], name: str, self_play: float) -> dict[str, float]:
+    def _opponents(self, state: Mapping[str, Any], name: str, self_play: float, seed_floor: float) -> dict[str, float]:
         role = state["learners"][name]["role"]
         members = state["members"]
         if role == "main_exploiter":
@@ -167,6 +168,21 @@ class League:
             weights, total = dict.fromkeys(pool, 1.0), float(len(pool))
         share = 1.0 - self_play if role == "main" else 1.0
         chosen = {member: share * w / total for member, w in weights.items()}
+        if role == "main":
+            chosen = with_floor(chosen, [member for member in pool if members[member]["role"] == "seed"], seed_floor)
         if role == "main" and self_play > 0:
             chosen[SELF] = float(self_play)
         return chosen
+
+
+def with_floor(weights: dict[str, float], floored: list[str], floor: float) -> dict[str, float]:
+    """``weights`` with the members ``floored`` given at least ``floor`` of them together (in their own proportions,
+    evenly where they have none) and the others scaled down to the rest; the total is kept."""
+    have, total = sum(weights[m] for m in floored), sum(weights.values())
+    if not floored or have >= floor or len(floored) == len(weights):
+        return weights
+    rest = total - have
+    return {
+        m: floor * (w / have if have > 0 else 1.0 / len(floored)) if m in floored else (total - floor) * w / rest
+        for m, w in weights.items()
+    }

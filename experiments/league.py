@@ -46,6 +46,7 @@ log = logger("league")
 NUMBERS = {
     "league.generation_steps": Number(int, 1),
     "league.self_play": Number(float, 0),
+    "league.seed_floor": Number(float, 0),
     "league.payoff_decay": Number(float, 0),
     "league.reset_win_rate": Number(float, 0, optional=True),
     "league.reset_games": Number(int, 0),
@@ -77,6 +78,11 @@ def check_options(cfg: Any) -> Rules:
             raise ValueError(f"a league role must be one of {', '.join(ROLES)}, got {role!r}")
     if not 0.0 <= cfg.league.self_play < 1.0:
         raise ValueError(f"league.self_play must be in [0, 1), got {cfg.league.self_play!r}")
+    if cfg.league.self_play + cfg.league.seed_floor > 1.0:
+        raise ValueError(
+            f"league.seed_floor must be at most 1 - league.self_play ({1 - cfg.league.self_play:g}), "
+            f"got {cfg.league.seed_floor!r}"
+        )
     if not 0.0 <= cfg.league.payoff_decay <= 1.0:
         raise ValueError(f"league.payoff_decay must be in [0, 1], got {cfg.league.payoff_decay!r}")
     for spec in seeds(cfg).values():
@@ -95,6 +101,11 @@ def start(cfg: DictConfig, role: str) -> str | None:
     """The checkpoint a learner of ``role`` starts from: ``league.init`` (main) or ``league.exploiter_init``."""
     init = cfg.league.init if role == "main" else cfg.league.exploiter_init
     return None if init is None else str(init)
+
+
+def main_shares(cfg: DictConfig, role: str) -> tuple[float, float]:
+    """A learner's share of self-play and its floor of games against the seed members (both 0 but for a main agent)."""
+    return (float(cfg.league.self_play), float(cfg.league.seed_floor)) if role == "main" else (0.0, 0.0)
 
 
 def learner_seed(cfg: DictConfig) -> int:
@@ -189,8 +200,7 @@ class LeagueCallback(TrainCallback):
 
     def matchmake(self) -> None:
         """Draw this learner's opponents from the league by its role and seat them in the env from the next games."""
-        self_play = float(self.cfg.league.self_play) if self.role == "main" else 0.0
-        weights = self.league.draw(self.name, self.model.num_timesteps, self_play)
+        weights = self.league.draw(self.name, self.model.num_timesteps, *main_shares(self.cfg, self.role))
         specs, self.members = lineup(self.league, weights)
         pool = OpponentPool(
             self.rules,
@@ -224,7 +234,7 @@ def learn(cfg: DictConfig, out: Path, command: str = "") -> dict:
     check_options(cfg)
     league, name, role = League(cfg.league.dir), str(cfg.league.name), str(cfg.league.role)
     league.join(name, role, seeds(cfg))
-    weights = league.draw(name, 0, float(cfg.league.self_play) if role == "main" else 0.0)
+    weights = league.draw(name, 0, *main_shares(cfg, role))
     first, order = lineup(league, weights)
     tcfg = train_config(cfg, first, weights.get(SELF, 0.0))
     log.info("league %s: %s %s starts against %s", league.folder, role, name, weights)

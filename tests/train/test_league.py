@@ -80,6 +80,22 @@ def test_pfsp_draws_by_role(tmp_path):
     }
 
 
+def test_a_seed_floor_keeps_the_main_agent_playing_the_seeds(tmp_path):
+    league = League(tmp_path)
+    league.join("main", "main", {"strategic": "strategic", "greedy": "greedy"})
+    league.publish("main", 100, tmp_path / "snapshots" / "main_100.zip", {"strategic": [40, 40], "greedy": [39, 40]}, 1)
+    plain = league.opponents("main", self_play=0.35)
+    assert plain["strategic"] + plain["greedy"] < 0.05, "PFSP alone: the beaten seeds are hardly drawn"
+    floored = league.opponents("main", self_play=0.35, seed_floor=0.3)
+    assert floored["strategic"] + floored["greedy"] == pytest.approx(0.3)
+    assert floored["greedy"] / floored["strategic"] == pytest.approx(plain["greedy"] / plain["strategic"])
+    assert floored[SELF] == 0.35 and floored["main_100"] == pytest.approx(0.35)
+    met = (plain["strategic"] + plain["greedy"]) / 2
+    assert league.opponents("main", self_play=0.35, seed_floor=met) == plain, "a floor already met changes nothing"
+    league.join("mx", "main_exploiter", {})
+    assert league.opponents("mx", seed_floor=0.5) == {"main_100": 1.0}, "the floor is a main agent's"
+
+
 def test_learners_of_one_start_play_other_games():
     seeds = {league_app.learner_seed(compose_league(f"league.name={n}")) for n in ("main", "main_exploiter", "lx")}
     assert len(seeds) == 3
@@ -100,6 +116,8 @@ def test_members_of_one_agent_are_one_pool_member(tmp_path):
         (["league.local=[main,exploiter]"], "a league role must be one of"),
         (["league.self_play=1"], r"league.self_play must be in \[0, 1\)"),
         (["league.generation_steps=0"], "league.generation_steps must be at least 1"),
+        (["league.seed_floor=0.7"], r"league.seed_floor must be at most 1 - league.self_play \(0.65\)"),
+        (["league.seed_floor=-0.1"], "league.seed_floor must be at least 0"),
         (["league.init=nowhere.zip"], "no checkpoint at 'nowhere.zip'"),
         (["league.exploiter_init=nowhere.zip"], "league.exploiter_init: no checkpoint at 'nowhere.zip'"),
         (["+league.seeds.x=strategc"], "unknown agent 'strategc'"),
