@@ -109,18 +109,7 @@ class StrategicAgent(HeuristicAgent):
             return super().act(engine, games, obs, mask)
         games = np.asarray(games, dtype=np.int64)
         mask = np.ascontiguousarray(mask)
-        p = self.params
-        actions = kernels.strategic_act(
-            *refs(spec, engine.state),
-            games,
-            mask,
-            play_blocks(spec),
-            turn_blocks(spec),
-            spec_plan(spec),
-            self.weights(),
-            self.play_weights(),
-            float(p.draw_value),
-        )
+        actions = kernels.strategic_act(*refs(spec, engine.state), games, mask, *self._turn_tables(spec))
         rest = np.flatnonzero(actions < 0)
         if len(rest):
             actions[rest] = super().act(engine, games[rest], None if obs is None else obs[rest], mask[rest])
@@ -134,19 +123,13 @@ class StrategicAgent(HeuristicAgent):
         spec = engine.spec
         if not plain_turns(spec):
             return np.ones(len(games), dtype=bool)
-        p = self.params
-        return kernels.strategic_rollout(
-            engine.kernel_ref,
-            games,
-            hand_no,
-            left,
-            play_blocks(spec),
-            turn_blocks(spec),
-            spec_plan(spec),
-            self.weights(),
-            self.play_weights(),
-            float(p.draw_value),
-        )
+        return kernels.strategic_rollout(engine.kernel_ref, games, hand_no, left, *self._turn_tables(spec))
+
+    def _turn_tables(self, spec: GameSpec) -> tuple:
+        """What ``kernels.strategic_act`` and ``strategic_rollout`` take after the games: the action blocks, the
+        planning tables, the weights and the value of a blind draw."""
+        tables = (play_blocks(spec), turn_blocks(spec), spec_plan(spec), self.weights(), self.play_weights())
+        return (*tables, float(self.params.draw_value))
 
     def score_draw(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Each legal take by the worth it adds; a blind draw at ``draw_value``; stopping (or ``skip``) at zero."""
