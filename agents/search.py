@@ -289,15 +289,19 @@ def play_on(policy: Agent, sim: Engine, games: np.ndarray, hand_no: np.ndarray, 
     compiled loop (``StrategicAgent.play_on``) plays on in it until a decision it leaves to Python, where ``act``
     and the engine take one step of those games alone before it goes on."""
     s = sim.state
+
+    def in_hand() -> np.ndarray:
+        return (s.hand_no[games] == hand_no) & (s.phase[games] != GAME_OVER)
+
     left = np.full(len(games), depth, dtype=np.int64)
     compiled = getattr(policy, "play_on", None)
     while True:
-        going = (s.hand_no[games] == hand_no) & (s.phase[games] != GAME_OVER)
+        going = in_hand()
         games, hand_no, left = games[going], hand_no[going], left[going]
         if not (left > 0).any():
             return games
         python = compiled(sim, games, hand_no, left) if compiled else np.ones(len(games), dtype=bool)
-        python &= (left > 0) & (s.hand_no[games] == hand_no) & (s.phase[games] != GAME_OVER)
+        python &= (left > 0) & in_hand()
         if python.any():
             rows = games[python]
             sim.step(policy.act(sim, rows, None, sim.legal_mask(rows)), check=False, games=rows)
