@@ -79,7 +79,10 @@ class raw_env(AECEnv, EzPickle):
         self._step_truncated = np.zeros(1, dtype=bool)
         self._seen = np.zeros((1, obs_dim), dtype=np.float32)  # the acting seat's view, cached until the next step
         self._seen_row = self._seen[0]
-        self._current, self._phase = self.engine.state.current, self.engine.state.phase  # updated in place
+        # what a step reads back, as memoryviews (a Python int, bool or float per read, ~3x cheaper than numpy's)
+        self._current, self._phase = memoryview(self.engine.state.current), memoryview(self.engine.state.phase)
+        self._step_ended = memoryview(self._step_done), memoryview(self._step_truncated)
+        self._step_values = memoryview(self._step_rewards[0])
         self._mask_row = self.engine.legal_mask()[0].view(np.int8)  # game 0's mask, live and read-only
         self.observation_spaces = {
             agent: spaces.Dict(
@@ -111,7 +114,7 @@ class raw_env(AECEnv, EzPickle):
         """Forget the cached observations and mask; note who acts now (-1 once the game is over)."""
         self._obs: list[np.ndarray | None] = [None] * len(self.possible_agents)
         self._mask: np.ndarray | None = None
-        seat = int(self._current[0])
+        seat = self._current[0]
         self._acting = -1 if self._phase[0] == GAME_OVER else seat
         self.agent_selection = self.possible_agents[seat]
 
@@ -123,6 +126,8 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._last: tuple[str, int] | None = None  # (agent, action id) of the last move
+        self._rewarded = False  # whether ``rewards`` (and the step's reward buffer) may hold a nonzero value
+        self._step_rewards.fill(0.0)
         self._position_changed()
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -170,20 +175,22 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"illegal action {action!r}: expected an integer action id")
-        action = int(action)
+        if type(action) is not int:
+            if action is None or isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise ValueError(f"illegal action {action!r}: expected an integer action id")
+            action = int(action)
         mask = self._acting_mask()
         legal = 0 <= action < len(mask) and mask[action]
         self._chosen[0] = action
-        rewards, done, truncated, seen = self._step_rewards, self._step_done, self._step_truncated, self._seen
-        rewards.fill(0.0)
-        self.engine._step_observe_into(self._chosen, not legal, rewards, done, truncated, seen)  # explains illegal ones
+        if self._rewarded:
+            self._step_rewards.fill(0.0)
+        self.engine._step_observe_into(  # explains illegal ones
+            self._chosen, not legal, self._step_rewards, self._step_done, self._step_truncated, self._seen
+        )
         self._last = (agent, action)
         self._cumulative_rewards[agent] = 0.0
-        for name, reward in zip(self.possible_agents, rewards[0].tolist(), strict=True):
-            self.rewards[name] = reward
-            self._cumulative_rewards[name] += reward
+        self._take_rewards(self._step_values.tolist())
+        done, truncated = self._step_ended
         if done[0] or truncated[0]:
             flags = self.terminations if done[0] else self.truncations
             for name in self.agents:
@@ -194,6 +201,16 @@ class raw_env(AECEnv, EzPickle):
             self._obs[self._acting] = self._seen_row
         if self.render_mode == "human":
             self.render()
+
+    def _take_rewards(self, values: list[float]) -> None:
+        """A step's reward of each seat into ``rewards`` and ``_cumulative_rewards`` (nothing to do when this step's
+        and the last one's are all zero, as between hands' ends)."""
+        if not (self._rewarded or any(values)):
+            return
+        for name, reward in zip(self.possible_agents, values, strict=True):
+            self.rewards[name] = reward
+            self._cumulative_rewards[name] += reward
+        self._rewarded = any(values)
 
     def render(self, reveal: bool | None = None) -> str | np.ndarray | None:
         """``ansi``: the table as a string; ``human``: print it; ``rgb_array``: its picture, ``uint8 [H, W, 3]``.

@@ -113,3 +113,23 @@ def test_illegal_action_is_refused_with_the_engine_reason_and_changes_nothing():
         e.step(illegal)
     assert e.state_dict() == sd
     assert e.observe(e.agent_selection)["action_mask"].any()
+
+
+@pytest.mark.parametrize("reward", ["win", "score"])
+def test_rewards_are_each_steps_own_across_hands_and_resets(reward):
+    rules = Rules(reward=reward, episode="hand" if reward == "win" else "game")
+    e = make_env(rules)
+    engine = rummy_env.Engine(rules, num_games=1)
+    rng = np.random.default_rng(2)
+    scored = 0
+    for seed in (11, 12):
+        e.reset(seed=seed)
+        engine.reset(seeds=[seed])
+        while e.agents and not e.terminations[e.agent_selection]:
+            ids = legal_ids(e)
+            action = int(ids[rng.integers(len(ids))])
+            e.step(action)
+            expected = engine.step([action]).rewards[0].tolist()
+            assert [e.rewards[name] for name in e.possible_agents] == expected
+            scored += any(expected)
+    assert scored >= 2, "the games scored no hand: nothing was checked across a hand's end"
