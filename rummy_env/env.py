@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import gymnasium
@@ -80,9 +80,9 @@ class raw_env(AECEnv, EzPickle):
         self._seen = np.zeros((1, obs_dim), dtype=np.float32)  # the acting seat's view, cached until the next step
         self._seen_row = self._seen[0]
         # what a step reads back, as memoryviews (a Python int, bool or float per read, ~3x cheaper than numpy's)
-        self._current, self._phase = memoryview(self.engine.state.current), memoryview(self.engine.state.phase)
-        self._step_ended = memoryview(self._step_done), memoryview(self._step_truncated)
-        self._step_values = memoryview(self._step_rewards[0])
+        self._current, self._phase = self.engine.state.current.data, self.engine.state.phase.data
+        self._step_ended = self._step_done.data, self._step_truncated.data
+        self._step_values = self._step_rewards[0].data
         self._mask_row = self.engine.legal_mask()[0].view(np.int8)  # game 0's mask, live and read-only
         self.observation_spaces = {
             agent: spaces.Dict(
@@ -202,7 +202,7 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def _take_rewards(self, values: list[float]) -> None:
+    def _take_rewards(self, values: Sequence[float]) -> None:
         """A step's reward of each seat into ``rewards`` and ``_cumulative_rewards`` (nothing to do when this step's
         and the last one's are all zero, as between hands' ends)."""
         if not (self._rewarded or any(values)):
