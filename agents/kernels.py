@@ -24,8 +24,8 @@ from rummy_env.engine.kernels.api import (
     card_set,
     compiled_sources,
     drop_stale_cache,
+    fresh_row,
     joker_fits,
-    legal_row,
     pile_melds,
     step_game,
     unpack,
@@ -707,11 +707,10 @@ def strategic_rollout(ref, games, hand_no, left, blocks, turn, plan, worth, play
     for i in range(len(games)):
         g = games[i]
         while left[i] > 0 and s.hand_no[g] == hand_no[i] and s.phase[g] != GAME_OVER:
-            if stale[g]:
-                if not legal_row(s, k, g, mask[g], work):
-                    stopped[i] = True
-                    break
-                stale[g] = False
+            if not fresh_row(s, k, g, mask, stale, work):
+                stale[g] = True  # left to the engine, which reports it
+                stopped[i] = True
+                break
             action = _strategic_row(
                 s, k, g, mask[g], blocks, turn, plan, worth, play, draw_value, row, unseen, gains_work, play_work
             )

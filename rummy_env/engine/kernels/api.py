@@ -8,13 +8,14 @@ kept working across engine changes; the rest of ``kernels`` is the engine's own 
 - ``CALLS_OFF``: ``rummy_calls="off"`` as the compiled spec writes it; ``HALF``, ``THIRTEENTH``: the
   observation's scales;
 - ``unseen_row``: the copies of each kind a seat cannot see (``rummy_env.infoset.unseen_counts``);
-- ``unpack`` (of ``Engine.kernel_ref``), ``legal_row``, ``step_game``: an engine's arrays, a game's legal actions and
-  one step of a game, for kernels that play games on (the search's rollouts).
+- ``unpack`` (of ``Engine.kernel_ref``), ``fresh_row``, ``step_game``: an engine's arrays, a game's legal actions
+  (computed if stale) and one step of a game, for kernels that play games on (the search's rollouts);
+  ``legal_row``: a game's legal actions into a row of one's own.
 """
 
 from __future__ import annotations
 
-from .batch import step_game
+from .batch import fresh_row, step_game
 from .jit import compiled_sources, drop_stale_cache
 from .kernel_spec import CALLS_OFF
 from .masks import NOT_WILD, legal_row, pile_melds
@@ -33,6 +34,7 @@ __all__ = [
     "card_set",
     "compiled_sources",
     "drop_stale_cache",
+    "fresh_row",
     "joker_fits",
     "kernel_spec_ref",
     "kernel_state",

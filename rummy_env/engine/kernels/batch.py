@@ -25,6 +25,16 @@ def reset_games(s, k, games, seeds):
 
 
 @inline
+def fresh_row(s, k, g, mask, stale, work):
+    """Game ``g``'s row of ``mask [G, A]`` computed if ``stale[g]`` (then no longer stale); False when that leaves
+    the game without a legal action."""
+    if not stale[g]:
+        return True
+    stale[g] = False
+    return legal_row(s, k, g, mask[g], work)
+
+
+@inline
 def masks_loop(s, k, games, out, stale, work):
     """Write the legal actions of those ``games`` that are ``stale`` into their rows of ``out [G, A]``; returns the
     first game left without a legal action, else -1."""
@@ -32,10 +42,8 @@ def masks_loop(s, k, games, out, stale, work):
     stuck = -1
     for i in range(games.shape[0]):
         g = games[i]
-        if stale[g]:
-            if not legal_row(s, k, g, out[g], work) and stuck < 0:
-                stuck = g
-            stale[g] = False
+        if not fresh_row(s, k, g, out, stale, work) and stuck < 0:
+            stuck = g
     return stuck
 
 
@@ -64,9 +72,7 @@ def first_illegal(s, k, games, actions, mask, stale, work):
         g = games[i]
         if s.phase[g] == GAME_OVER:
             continue
-        if stale[g]:
-            legal_row(s, k, g, mask[g], work)
-            stale[g] = False
+        fresh_row(s, k, g, mask, stale, work)
         if not (0 <= actions[i] < mask.shape[1] and mask[g, actions[i]]):
             return i
     return games.shape[0]
