@@ -164,6 +164,23 @@ def test_two_local_learners_share_the_league_folder(tmp_path):
     assert "| main_exploiter | main_exploiter | 1,024 | 4 |" in table and "| main_exploiter_1024 |" in table
 
 
+def test_a_submitit_multirun_runs_the_learners_as_jobs_sharing_the_league_folder(tmp_path):
+    """The Slurm command's path (one submitit job per role), with submitit's local executor in place of Slurm."""
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher", reason="needs the cluster extra")
+    folder = tmp_path / "league"
+    roles = ("main", "main_exploiter")
+    cmd = [sys.executable, "-m", "experiments.league", "--multirun", "hydra/launcher=submitit_local"]
+    cmd += [f"league.role={','.join(roles)}", f"league.dir={folder}"]
+    done = subprocess.run([*cmd, *TINY], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(list((folder / ".submitit").glob("*/*_log.out"))) == len(roles)  # one submitit job each
+    state = json.loads((folder / "league.json").read_text())
+    assert {n: (s["steps"], s["generations"]) for n, s in state["learners"].items()} == dict.fromkeys(roles, (1024, 4))
+    for name in roles:
+        assert (folder / name / "final.zip").is_file() and (folder / "snapshots" / f"{name}_1024.zip").is_file()
+    assert {e["learner"] for e in lines(folder) if e["event"] == "generation"} == set(roles)
+
+
 def test_a_multirun_files_each_learner_in_the_league_folder():
     pytest.importorskip("hydra_plugins.hydra_submitit_launcher", reason="needs the cluster extra")
     GlobalHydra.instance().clear()
