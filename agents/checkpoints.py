@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rummy_env.rules import Rules
+from rummy_env.rules import PRESETS, Rules
 
 RULES_ATTR = "rummy_rules"  # model attribute saved with the checkpoint (SB3 keeps extra attributes)
 NOT_TABLE = ("reward",)  # training settings, not the table: a policy plays any of them
@@ -29,9 +29,13 @@ def table_id(rules: Rules, base: Rules | None = None) -> str:
 
 
 def table_label(rules: Rules) -> str:
-    """The table in words: ``the default rules`` or ``rules.players=4 rules.first_meld_minimum=30``."""
+    """The table in words: ``the default rules``, ``env=persian`` (exactly a preset's rules) or
+    ``rules.players=4 rules.first_meld_minimum=30``."""
     changes = table_changes(rules)
-    return " ".join(f"rules.{k}={v}" for k, v in changes.items()) or "the default rules"
+    if not changes:
+        return "the default rules"
+    named = [name for name in PRESETS if table_changes(Rules.preset(name)) == changes]
+    return f"env={named[0]}" if named else " ".join(f"rules.{k}={v}" for k, v in changes.items())
 
 
 def record_rules(model: Any, rules: Rules) -> None:

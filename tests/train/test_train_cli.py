@@ -27,6 +27,10 @@ def test_latest_path_is_one_per_table():
     assert latest_path(None, Rules(players=4)) is None
     assert table_label(Rules(players=3, first_meld_minimum=30)) == "rules.players=3 rules.first_meld_minimum=30"
     assert table_label(Rules()) == "the default rules"
+    assert table_label(Rules.preset("persian")) == "env=persian"
+    assert table_label(Rules.preset("partnership", first_meld_minimum=30)) == (
+        "rules.players=4 rules.first_meld_minimum=30 rules.partnership=True"
+    )
 
 
 def test_four_player_run_keeps_the_default_latest_and_names_its_own(tmp_path):
