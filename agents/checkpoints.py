@@ -34,8 +34,8 @@ def table_label(rules: Rules) -> str:
     changes = table_changes(rules)
     if not changes:
         return "the default rules"
-    named = [name for name in PRESETS if table_changes(Rules.preset(name)) == changes]
-    return f"env={named[0]}" if named else " ".join(f"rules.{k}={v}" for k, v in changes.items())
+    preset = next((name for name in PRESETS if table_changes(Rules.preset(name)) == changes), None)
+    return f"env={preset}" if preset else " ".join(f"rules.{k}={v}" for k, v in changes.items())
 
 
 def record_rules(model: Any, rules: Rules) -> None:

@@ -205,12 +205,13 @@ class raw_env(AECEnv, EzPickle):
     def _take_rewards(self, values: Sequence[float]) -> None:
         """A step's reward of each seat into ``rewards`` and ``_cumulative_rewards`` (nothing to do when this step's
         and the last one's are all zero, as between hands' ends)."""
-        if not (self._rewarded or any(values)):
+        scored = any(values)
+        if not (self._rewarded or scored):
             return
         for name, reward in zip(self.possible_agents, values, strict=True):
             self.rewards[name] = reward
             self._cumulative_rewards[name] += reward
-        self._rewarded = any(values)
+        self._rewarded = scored
 
     def render(self, reveal: bool | None = None) -> str | np.ndarray | None:
         """``ansi``: the table as a string; ``human``: print it; ``rgb_array``: its picture, ``uint8 [H, W, 3]``.
