@@ -156,17 +156,27 @@ _link_call_trees_once()
 
 
 class _CopyOnce:
-    """numba's inliner's ``copy`` module, which skips the second of the two copies ``InlineWorker.inline_ir`` makes
-    of a callee's IR while ``fresh`` holds the ids of the blocks to copy (the second copy, of the first, is only
-    returned to numba's inlining pass, which drops it)."""
+    """numba's inliner's ``copy`` module, which copies a callee's ``blocks`` once, all in one deep copy, and skips
+    the second of the two copies ``InlineWorker.inline_ir`` makes (a copy of the first, only returned to numba's
+    inlining pass, which drops it).
 
-    fresh: set[int] | None = None
+    numba deep-copies each block on its own, and each copy of a block copies the callee's whole scope (every
+    variable) again through the variables it names; one copy of all the blocks copies the scope once, as the
+    callee has it: one scope shared by its blocks.
+    """
+
+    blocks: dict[Any, Any] | None = None
+    copies: dict[int, Any] | None = None
 
     def deepcopy(self, value: Any, memo: Any = None) -> Any:
-        """A deep copy of ``value``, or ``value`` itself when it is not one of the ``fresh`` blocks."""
-        if self.fresh is not None and id(value) not in self.fresh:
-            return value
-        return copy.deepcopy(value, memo)
+        """The copy of ``value`` when it is one of ``blocks``, ``value`` itself when it is any other block (the
+        second copy), and a deep copy of anything else."""
+        if self.blocks is None:
+            return copy.deepcopy(value, memo)
+        if self.copies is None:
+            shared: dict[int, Any] = {}
+            self.copies = {id(block): copy.deepcopy(block, shared) for block in self.blocks.values()}
+        return self.copies.get(id(value), value)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(copy, name)
@@ -194,11 +204,11 @@ def _read_inlined_once() -> None:
         if function not in read:
             read[function] = self.run_untyped_passes(function)
         callee = read[function]
-        shim.fresh = {id(b) for b in callee.blocks.values()}
+        shim.blocks, shim.copies = callee.blocks, None
         try:
             return self.inline_ir(caller_ir, block, i, callee, function.__code__.co_freevars, arg_typs=arg_typs)
         finally:
-            shim.fresh = None
+            shim.blocks = shim.copies = None
 
     setattr(worker, "inline_function", inline_read_once)  # noqa: B010 (mypy refuses assigning a method)
 
