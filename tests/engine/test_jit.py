@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import shutil
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numba import njit
-from numba.core import event, inline_closurecall
+from numba.core import event, inline_closurecall, ir
 
 from rummy_env.cards import NUM_KINDS, card_bits
 from rummy_env.engine.kernels.jit import (
@@ -200,6 +201,42 @@ def test_an_inline_kernel_is_read_once_however_many_call_sites_inline_it(monkeyp
     first, second = _own(first), _own(second)
     assert (first(3), second(3)) == (14 - 6, 14 * 6), "the inlined code computes what the functions say"
     assert sorted(read) == ["inner", "outer"], "each inline kernel goes through numba's front end once"
+
+
+def test_each_call_site_copies_an_inline_kernels_blocks_once_with_one_scope(monkeypatch):
+    copies = []
+
+    def counting_copy(scope, memo):
+        copies.append(scope.parent is not None)  # a function's scope (its parent, the globals', is copied with it)
+        clone = type(scope).__new__(type(scope))
+        memo[id(scope)] = clone
+        clone.__dict__.update(copy.deepcopy(scope.__dict__, memo))
+        return clone
+
+    monkeypatch.setattr(ir.Scope, "__deepcopy__", counting_copy, raising=False)
+
+    def branchy(n):
+        total = 0
+        for i in range(n):
+            if i % 2:
+                total += i
+            else:
+                total -= 1
+        return total
+
+    branchy = _own(branchy, no_cpython_wrapper=True, inline="always")
+
+    def twice(n):
+        return branchy(n) * 100 + branchy(n + 3)
+
+    def once(n):
+        return branchy(2 * n)
+
+    twice, once = _own(twice), _own(once)
+    expect = {n: sum(i if i % 2 else -1 for i in range(n)) for n in range(12)}
+    assert twice(4) == expect[4] * 100 + expect[7], "each call site's copy is its own"
+    assert once(5) == expect[10]
+    assert sum(copies) == 3, "the callee's scope is copied once per call site, not once per block"
 
 
 def test_the_compile_log_counts_compile_time_not_the_wall_time_between(monkeypatch, caplog):
