@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
 
 from ..cards import NUM_KINDS
@@ -25,6 +26,40 @@ from .kernels.ref import engine_ref, kernel_spec_ref, kernel_state, state_ref
 from .kernels.work import Work
 from .spec import GameSpec
 from .state import State
+
+
+class FixedTypes:
+    """A kernel always called with arguments of the same types: after the first call, its compiled entry
+    is called directly, skipping numba's per-call type dispatch (microseconds for the state's arrays)."""
+
+    def __init__(self, dispatcher: Any) -> None:
+        self._dispatcher = dispatcher
+        self._entry: Any = None
+
+    def __call__(self, *args: Any) -> Any:
+        """The kernel's result for ``args`` (the first call compiles or loads it through numba's dispatcher)."""
+        if self._entry is not None:
+            return self._entry(*args)
+        result = self._dispatcher(*args)
+        self._entry = self._dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
+        return result
+
+
+step_kernel = FixedTypes(batch.step_serial)
+"""``kernels.batch.step_serial`` (the engine's step, and its masks), entered directly."""
+observe_kernel = FixedTypes(batch.observe_games)
+"""``kernels.batch.observe_games``, entered directly."""
+NO_ROWS = np.zeros((0, 0), dtype=np.float32)
+"""The step kernel's ``out`` when it observes nothing."""
+_NO_ACTIONS, _NO_REWARDS, _NO_FLAGS = np.zeros(0, dtype=np.int64), np.zeros((0, 0)), np.zeros(0, dtype=bool)
+
+
+def refresh_masks(ref: Any, games: np.ndarray) -> int:
+    """Compute the stale masks of ``games`` (``int64``, ascending) of the kernel ref ``ref``, on this thread; the
+    first game left without a legal action, else -1 (the step kernel called without actions)."""
+    code = step_kernel(ref, games, _NO_ACTIONS, False, False, _NO_REWARDS, _NO_FLAGS, _NO_FLAGS, 0, NO_ROWS)
+    return -1 if code == -1 else -2 - code
+
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -141,7 +176,7 @@ def refusal(spec: GameSpec, s: State, g: int, action: int) -> int:
 def legal_row(spec: GameSpec, s: State, g: int) -> np.ndarray:
     """``bool [A]`` the legal actions of game ``g`` (the mask, computed on a copy of the game)."""
     ref, mask = _one_game(spec, s, g)
-    batch.masks_serial(ref, np.zeros(1, dtype=np.int64))
+    refresh_masks(ref, np.zeros(1, dtype=np.int64))
     return mask[0]
 
 

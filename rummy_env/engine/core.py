@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from ..rules import Rules
-from .calls import mix64
+from .calls import NO_ROWS, mix64, observe_kernel, refresh_masks, step_kernel
 from .kernels import batch
 from .kernels.ref import engine_ref, kernel_spec_ref, state_ref
 from .kernels.work import Work
@@ -21,28 +21,6 @@ from .state import GAME_OVER, State
 
 PARALLEL_MIN = 1024  # games from which masks, steps and observations are split across threads (benchmarks/NOTES.md)
 _pool: ThreadPoolExecutor | None = None  # the threads that run an engine's chunks after the first
-
-
-class _FixedTypes:
-    """A kernel always called with arguments of the same types: after the first call, its compiled entry
-    is called directly, skipping numba's per-call type dispatch (microseconds for the state's arrays)."""
-
-    def __init__(self, dispatcher: Any) -> None:
-        self._dispatcher = dispatcher
-        self._entry: Any = None
-
-    def __call__(self, *args: Any) -> Any:
-        if self._entry is not None:
-            return self._entry(*args)
-        result = self._dispatcher(*args)
-        self._entry = self._dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
-        return result
-
-
-_step_serial = _FixedTypes(batch.step_serial)
-_masks_serial = _FixedTypes(batch.masks_serial)
-_observe_serial = _FixedTypes(batch.observe_games)
-_NO_ROWS = np.zeros((0, 0), dtype=np.float32)  # ``out`` of a step that observes nothing
 
 
 def _in_threads(run: Callable[..., Any], chunks: list[tuple]) -> list[Any]:
@@ -79,9 +57,15 @@ class StepResult(NamedTuple):
     truncated: np.ndarray  # bool [G] the game hit ``max_steps`` on this step
 
 
+_INT64 = np.dtype(np.int64)
+
+
 def _action_ids(actions: Any, count: int) -> np.ndarray:
     """``actions`` as a contiguous ``int64`` array of ``count`` action ids, itself when it is one (``ValueError`` when
     they are not ``count`` integers)."""
+    exact = type(actions) is np.ndarray and actions.dtype is _INT64 and actions.shape == (count,)
+    if exact and actions.flags.c_contiguous:  # the common case, checked in a third of the time ``np.asarray`` takes
+        return actions
     actions = np.asarray(actions)
     if actions.shape != (count,) or actions.dtype.kind not in "iu":
         raise ValueError(f"actions must be {count} integer action ids, got shape {actions.shape}")
@@ -272,16 +256,16 @@ class Engine:
                 seats = np.ascontiguousarray(np.broadcast_to(seats, (count,)))
         out = np.empty((count, self._obs_dim), dtype=np.float32)
         if count < PARALLEL_MIN:
-            _observe_serial(self._ref, rows, seats, out)
+            observe_kernel(self._ref, rows, seats, out)
         else:
             bounds = self._chunk_bounds(count)
-            _in_threads(_observe_serial, [(ref, rows[lo:hi], seats[lo:hi], out[lo:hi]) for ref, lo, hi in bounds])
+            _in_threads(observe_kernel, [(ref, rows[lo:hi], seats[lo:hi], out[lo:hi]) for ref, lo, hi in bounds])
         return out
 
     def _observe_into(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         """``observe`` into an array the caller owns and reuses (``int64 [n]`` games and seats, ``float32 [n,
         obs_dim]``), on this thread; shapes unchecked (the OpenSpiel bridge)."""
-        _observe_serial(self._ref, games, seats, out)
+        observe_kernel(self._ref, games, seats, out)
 
     def _chunk_bounds(self, count: int) -> list[tuple[Any, int, int]]:
         """``(ref, lo, hi)`` of each thread's share of ``count`` games (callers go serial below ``PARALLEL_MIN``)."""
@@ -307,7 +291,7 @@ class Engine:
         chosen = _action_ids(actions, g)
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
         out = np.empty((g, self._obs_dim), dtype=np.float32)
-        self._step_observe_into(chosen, check, rewards, done, truncated, out)
+        self._step_games(self._all, chosen, check, True, rewards, done, truncated, out)
         return _result(StepResult, (rewards, done, truncated)), out
 
     def _step_observe_into(
@@ -340,7 +324,7 @@ class Engine:
         ``refresh``: recompute their masks at once; ``out`` (or no rows): observe them too. An illegal action raises
         before any game moves."""
         if len(games) < PARALLEL_MIN:
-            found = _step_serial(
+            found = step_kernel(
                 self._ref, games, chosen, bool(check), refresh, rewards, done, truncated, self._max_steps, out
             )
             if found != -1 or self._any_loaded:
@@ -364,7 +348,7 @@ class Engine:
             )
             for ref, lo, hi in self._chunk_bounds(len(games))
         ]
-        found = _in_threads(_step_serial, chunks)
+        found = _in_threads(step_kernel, chunks)
         self._step_outcome(games, chosen, found)
 
     def _step_outcome(self, games: np.ndarray, chosen: np.ndarray, found: list[int]) -> None:
@@ -381,9 +365,9 @@ class Engine:
     def _fill_masks(self, games: np.ndarray) -> None:
         """Compute the masks of those ``games`` that are stale."""
         if len(games) < PARALLEL_MIN:
-            stuck = [_masks_serial(self._ref, games)]
+            stuck = [refresh_masks(self._ref, games)]
         else:
-            stuck = _in_threads(_masks_serial, [(ref, games[lo:hi]) for ref, lo, hi in self._chunk_bounds(len(games))])
+            stuck = _in_threads(refresh_masks, [(ref, games[lo:hi]) for ref, lo, hi in self._chunk_bounds(len(games))])
         self._report_stuck([g for g in stuck if g >= 0])
 
     def _report_stuck(self, games: list[int]) -> None:
@@ -424,7 +408,7 @@ class Engine:
                 chosen = full[stepped]
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
-        self._step_games(stepped, chosen, check, False, rewards, done, truncated, _NO_ROWS)
+        self._step_games(stepped, chosen, check, False, rewards, done, truncated, NO_ROWS)
         if auto_reset:
             ended = (done | truncated).nonzero()[0]
             if len(ended):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import logging
 import shutil
 from pathlib import Path
@@ -10,13 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numba import njit
-from numba.core import event, inline_closurecall, ir
+from numba.core import event, inline_closurecall, ir, targetconfig
+from numba.core.compiler import Flags
 
 from rummy_env.cards import NUM_KINDS, card_bits
 from rummy_env.engine.kernels.jit import (
     COMPILING_NOTICE,
     NOTICE,
     _FirstCompileNotice,
+    _flags_equal,
+    _set_options,
     compiled_sources,
     copy_into,
     drop_stale_cache,
@@ -260,3 +264,44 @@ def test_the_compile_log_counts_compile_time_not_the_wall_time_between(monkeypat
             notice.on_end(compile_event(name))
     assert "compiled first in 10 s (10 s of compilation so far)" in caplog.text
     assert "compiled second in 5 s (15 s of compilation so far)" in caplog.text
+
+
+def test_compiler_flags_compare_by_what_is_set_while_a_project_kernel_compiles():
+    """numba's flags compare (and hash) by the options set away from their defaults while one of the project's
+    kernels compiles, with the answers of numba's own comparison; numba's own methods are back once it is compiled
+    and around other code's compilations."""
+    config = targetconfig.TargetConfig
+    numba_eq, numba_hash = config.__eq__, config.__hash__
+    during = {}
+
+    class Spy(event.Listener):
+        def on_start(self, ev):
+            name = ev.data["dispatcher"].py_func.__module__
+            during.setdefault(name, config.__eq__)
+
+        def on_end(self, ev):
+            pass
+
+    def plus_two(x):
+        return x + 2
+
+    def plus_three(x):
+        return x + 3
+
+    with event.install_listener("numba:compile", Spy()):
+        assert _own(plus_two)(1) == 3 and njit(plus_three)(1) == 4
+    assert during["rummy_env.engine.kernels.probe"] is not numba_eq, "the project's kernel: the fast comparison"
+    assert during[__name__] is numba_eq, "other code's kernels compile with numba's own"
+    assert config.__eq__ is numba_eq and config.__hash__ is numba_hash, "numba's own methods are back"
+
+    flags = []
+    for wrapper, boundscheck, inline in itertools.product((None, True, False), (None, True), (None, "always")):
+        one = Flags()
+        for name, value in (("no_cpython_wrapper", wrapper), ("boundscheck", boundscheck), ("inline", inline)):
+            if value is not None:
+                setattr(one, name, value)
+        flags.append(one)
+    for a, b in itertools.product(flags, repeat=2):
+        assert _flags_equal(a, b) == numba_eq(a, b), (a, b)
+        if numba_eq(a, b):
+            assert hash(frozenset(_set_options(a))) == hash(frozenset(_set_options(b)))

@@ -47,14 +47,6 @@ def masks_loop(s, k, games, out, stale, work):
     return stuck
 
 
-@njit(cache=True, nogil=True)
-def masks_serial(ref, games):
-    """Write the legal actions of those ``games`` that are stale into their rows of the mask of ``ref``; returns the
-    first game left without a legal action, else -1."""
-    s, k, work, mask, stale = unpack(ref)
-    return masks_loop(s, k, games, mask, stale, work)
-
-
 @inline
 def step_game(s, k, g, action, rewards, work):
     """Apply ``action`` in game ``g``, then end the hand if it is over; ``rewards [N]`` accumulate."""
@@ -102,9 +94,13 @@ def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, m
     """Apply ``actions[i]`` in every game ``games[i]`` of ``ref`` not over; returns -1, or the first ``i`` whose
     action is illegal (``check``: then nothing is applied). ``refresh``: recompute the stepped games' masks at once;
     ``out [count, obs_dim]`` (or no rows): then game ``games[i]`` as its seat to act sees it (the AEC env's step).
-    A game ``g`` left without a legal action returns ``-2 - g`` (after the step)."""
+    A game ``g`` left without a legal action returns ``-2 - g`` (after the step). No ``actions`` at all: only the
+    stale masks of ``games`` are computed (one entry point for both, so a first start compiles the masks once)."""
     s, k, work, mask, stale = unpack(ref)
     count = games.shape[0]
+    if actions.shape[0] == 0:
+        stuck = masks_loop(s, k, games, mask, stale, work)
+        return -1 if stuck < 0 else -2 - stuck
     if check:
         bad = first_illegal(s, k, games, actions, mask, stale, work)
         if bad < count:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from numba import njit, types
-from numba.core import cgutils, codegen, event, inline_closurecall
+from numba.core import cgutils, codegen, event, inline_closurecall, targetconfig
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array
 
@@ -34,6 +34,16 @@ COMPILING_NOTICE = (
     "in about a second"
 )
 _OWN_MODULES = ("rummy_env.", "agents.")
+
+
+def _own(function: Any) -> bool:
+    """Whether ``function`` is one of the project's (its module under ``_OWN_MODULES``)."""
+    return (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES)
+
+
+def _is_own(ev: event.Event) -> bool:
+    """Whether a numba compile event is of one of the project's kernels."""
+    return _own(getattr(ev.data.get("dispatcher"), "py_func", None))
 
 
 class _FirstCompileNotice(event.Listener):
@@ -64,22 +74,21 @@ class _FirstCompileNotice(event.Listener):
 
     def on_start(self, ev: event.Event) -> None:
         """Warn before the first compilation of a project kernel (cache hits raise no event); name each entry point."""
-        function = getattr(ev.data.get("dispatcher"), "py_func", None)
-        if not (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES):
+        if not _is_own(ev):
             return
         if not self.said:
             self.said = True
             self._log(COMPILING_NOTICE)
         self.depth += 1
         if self.depth == 1:
+            function = ev.data["dispatcher"].py_func
             self.current, self.started = getattr(function, "__qualname__", "?"), time.monotonic()
             self._idle.clear()
             threading.Thread(target=self._heartbeat, name="rummy_env-compile-progress", daemon=True).start()
 
     def on_end(self, ev: event.Event) -> None:
         """Say how long an entry point took once its compilation (with its helpers) ends."""
-        function = getattr(ev.data.get("dispatcher"), "py_func", None)
-        if not (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES) or not self.depth:
+        if not _is_own(ev) or not self.depth:
             return
         self.depth -= 1
         if self.depth == 0:
@@ -103,10 +112,8 @@ class _CallTree(event.Listener):
 
     def on_start(self, ev: event.Event) -> None:
         """Push whether the function now compiling is a helper kernel of this project (no Python wrapper)."""
-        dispatcher = ev.data.get("dispatcher")
-        own = (getattr(getattr(dispatcher, "py_func", None), "__module__", None) or "").startswith(_OWN_MODULES)
-        options = getattr(dispatcher, "targetoptions", {})
-        self.helpers.append(own and bool(options.get("no_cpython_wrapper", False)))
+        options = getattr(ev.data.get("dispatcher"), "targetoptions", {})
+        self.helpers.append(_is_own(ev) and bool(options.get("no_cpython_wrapper", False)))
 
     def on_end(self, ev: event.Event) -> None:
         """Pop it when its compilation ends."""
@@ -199,7 +206,7 @@ def _read_inlined_once() -> None:
     setattr(inline_closurecall, "copy", shim)  # noqa: B010 (the module, as numba imported it, is what it calls)
 
     def inline_read_once(self: Any, caller_ir: Any, block: Any, i: int, function: Any, arg_typs: Any = None) -> Any:
-        if not (getattr(function, "__module__", None) or "").startswith(_OWN_MODULES):
+        if not _own(function):
             return inline_function(self, caller_ir, block, i, function, arg_typs=arg_typs)
         if function not in read:
             read[function] = self.run_untyped_passes(function)
@@ -214,6 +221,57 @@ def _read_inlined_once() -> None:
 
 
 _read_inlined_once()
+
+
+def _set_options(flags: Any) -> dict[str, Any]:
+    """The options of numba compiler flags (a ``TargetConfig``) set to other than their defaults."""
+    options = type(flags).options
+    return {name: value for name, value in flags._values.items() if value != options[name].default}
+
+
+def _flags_equal(self: Any, other: Any) -> Any:
+    """``TargetConfig.__eq__`` by the options set away from their defaults (equal values, as numba's)."""
+    if not isinstance(other, targetconfig.TargetConfig):
+        return NotImplemented
+    return type(self).options.keys() == type(other).options.keys() and _set_options(self) == _set_options(other)
+
+
+class _FlagsByWhatIsSet(event.Listener):
+    """While numba compiles one of the project's kernels, its compiler flags compare and hash by the options set to
+    other than their defaults.
+
+    numba compares two flags by building the dict of all their options, and hashes the sorted option names alone,
+    the same for every flags object; typing the overloads a kernel calls looks templates up by flags ~100,000 times
+    in a first start (~1.7 s of it). Two flags are equal when those options are, which is what numba's comparison
+    says in ~10 us and this one in ~1.5; the hash is of their names. numba's own methods are back in place between
+    the project's compilations, so other numba code in the process runs numba as it is.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.saved: tuple[Any, Any] = (targetconfig.TargetConfig.__eq__, targetconfig.TargetConfig.__hash__)
+
+    def on_start(self, ev: event.Event) -> None:
+        """Put the fast comparison in place as the outermost project kernel starts compiling."""
+        if _is_own(ev):
+            self.depth += 1
+            if self.depth == 1:
+                config = targetconfig.TargetConfig
+                self.saved = (config.__eq__, config.__hash__)
+                setattr(config, "__eq__", _flags_equal)  # noqa: B010 (mypy refuses assigning a method)
+                setattr(config, "__hash__", lambda flags: hash(frozenset(_set_options(flags))))  # noqa: B010
+
+    def on_end(self, ev: event.Event) -> None:
+        """Put numba's back when it ends."""
+        if _is_own(ev) and self.depth:
+            self.depth -= 1
+            if self.depth == 0:
+                config = targetconfig.TargetConfig
+                setattr(config, "__eq__", self.saved[0])  # noqa: B010
+                setattr(config, "__hash__", self.saved[1])  # noqa: B010
+
+
+event.register("numba:compile", _FlagsByWhatIsSet())
 
 # numba's type stubs do not list the (real) ``no_cpython_wrapper`` option.
 kernel = njit(cache=False, no_cpython_wrapper=True)  # type: ignore[call-overload]

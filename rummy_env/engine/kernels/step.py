@@ -126,9 +126,11 @@ def open_rummy_window(s, k, g, work):
     if asked == 0:
         no_call(s, k, g, work)
         return
-    s.rummy_depths[g] = depths
+    for d in range(depths.shape[0]):  # element by element: a row assignment compiles a shape check and its message
+        s.rummy_depths[g, d] = depths[d]
     s.phase[g] = RUMMY_PHASE
-    s.rummy_queue[g] = queue
+    for j in range(players):
+        s.rummy_queue[g, j] = queue[j]
     s.current[g] = queue[0]
 
 

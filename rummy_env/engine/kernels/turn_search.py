@@ -414,7 +414,8 @@ def out_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
             play_mask_core(scr, k, node, masks[node], hopes[node])
             if k.dealers_joker:
                 dj_columns(scr, k, node, masks[node])
-            masks[node] |= hopes[node]
+            for w in range(masks.shape[1]):  # not ``masks[node] |= hopes[node]``: no temporary row, no shape check
+                masks[node, w] |= hopes[node, w]
             cursor[node] = 0
             top = node
         top, node = advance(k, scr, masks, cursor, top, base, visited)
