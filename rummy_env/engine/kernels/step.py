@@ -260,6 +260,19 @@ def side_totals(k, per_seat):
     return totals
 
 
+@inline
+def top_of(values):
+    """The highest of ``values``, how many have it, and the first that does (one pass: numba's ``max`` and
+    ``argmax`` each compile a family of helpers)."""
+    best, count, first = values[0], 0, 0
+    for i in range(values.shape[0]):
+        if values[i] > best:
+            best, count, first = values[i], 1, i
+        elif values[i] == best:
+            count += 1
+    return best, count, first
+
+
 @kernel
 def game_winner(s, k, g, went_out):
     """The winning side (a seat without ``partnership``) after a hand, or -1 to play another hand."""
@@ -271,14 +284,11 @@ def game_winner(s, k, g, went_out):
         if out >= 0 and scores[out] >= k.target:
             return out
         return NOBODY
-    best = scores.max()
-    leaders = 0
-    for p in range(scores.shape[0]):
-        leaders += scores[p] == best
+    best, leaders, first = top_of(scores)
     if best < k.target and k.deals == 0:
         return NOBODY
     if leaders == 1:
-        return np.argmax(scores)
+        return first
     if k.tie_went_out and out >= 0 and scores[out] == best:
         return out
     return NOBODY
@@ -288,12 +298,9 @@ def game_winner(s, k, g, went_out):
 def finish(s, k, g, board, rewards):
     """End the episode; the top of ``board`` wins (k tied leaders share the win reward)."""
     players = k.players
-    best = board.max()
-    leaders = 0
-    for p in range(players):
-        leaders += board[p] == best
+    best, leaders, first = top_of(board)
     s.phase[g] = GAME_OVER
-    s.winner[g] = np.argmax(board) if leaders == 1 else NOBODY
+    s.winner[g] = first if leaders == 1 else NOBODY
     s.rummy_queue[g] = NOBODY
     if not k.score_reward:
         share = players / (players - 1) * (1.0 / leaders - 1.0 / players)

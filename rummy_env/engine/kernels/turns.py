@@ -51,8 +51,9 @@ def shuffle_row(s, g, cards, valid_count):
 def stable_order(keys):
     """The stable argsort of ``keys`` (a bottom-up merge sort)."""
     size = keys.shape[0]
-    order = np.arange(size)
-    spare = np.empty(size, dtype=np.int64)
+    order, spare = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+    for i in range(size):  # ``np.arange``, without compiling numba's ``arange`` for this one use
+        order[i] = i
     width = 1
     while width < size:
         for lo in range(0, size, 2 * width):
