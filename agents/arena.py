@@ -169,11 +169,12 @@ def play_games(
 
 
 def wilson_interval(wins: float, games: float, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a win rate (95% for ``z=1.96``)."""
+    """The Wilson score interval of a win rate (95% for ``z=1.96``); it holds the rate itself, which rounding
+    would otherwise leave just outside it when every game or none is won."""
     if games <= 0:
         return 0.0, 1.0
     p = wins / games
     centre = p + z * z / (2 * games)
     spread = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games))
     denom = 1 + z * z / games
-    return max(0.0, (centre - spread) / denom), min(1.0, (centre + spread) / denom)
+    return min(max(0.0, (centre - spread) / denom), p), max(min(1.0, (centre + spread) / denom), p)
