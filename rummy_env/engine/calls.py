@@ -57,8 +57,12 @@ _NO_ACTIONS, _NO_REWARDS, _NO_FLAGS = np.zeros(0, dtype=np.int64), np.zeros((0, 
 def refresh_masks(ref: Any, games: np.ndarray) -> int:
     """Compute the stale masks of ``games`` (``int64``, ascending) of the kernel ref ``ref``, on this thread; the
     first game left without a legal action, else -1 (the step kernel called without actions)."""
-    code = step_kernel(ref, games, _NO_ACTIONS, False, False, _NO_REWARDS, _NO_FLAGS, _NO_FLAGS, 0, NO_ROWS)
-    return -1 if code == -1 else -2 - code
+    return stuck_game(step_kernel(ref, games, _NO_ACTIONS, False, False, _NO_REWARDS, _NO_FLAGS, _NO_FLAGS, 0, NO_ROWS))
+
+
+def stuck_game(code: int) -> int:
+    """The game a step kernel's result ``code`` names as left without a legal action (``-2 - g``), else -1."""
+    return -2 - code if code <= -2 else -1
 
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from ..rules import Rules
-from .calls import NO_ROWS, mix64, observe_kernel, refresh_masks, step_kernel
+from .calls import NO_ROWS, mix64, observe_kernel, refresh_masks, step_kernel, stuck_game
 from .kernels import batch
 from .kernels.ref import engine_ref, kernel_spec_ref, state_ref
 from .kernels.work import Work
@@ -63,13 +63,11 @@ _INT64 = np.dtype(np.int64)
 def _action_ids(actions: Any, count: int) -> np.ndarray:
     """``actions`` as a contiguous ``int64`` array of ``count`` action ids, itself when it is one (``ValueError`` when
     they are not ``count`` integers)."""
-    exact = type(actions) is np.ndarray and actions.dtype is _INT64 and actions.shape == (count,)
-    if exact and actions.flags.c_contiguous:  # the common case, with the fewest checks
-        return actions
-    actions = np.asarray(actions)
-    if actions.shape != (count,) or actions.dtype.kind not in "iu":
+    actions = actions if type(actions) is np.ndarray else np.asarray(actions)
+    exact = actions.dtype is _INT64  # an identity test first: comparing dtypes costs more than the rest together
+    if actions.shape != (count,) or not (exact or actions.dtype.kind in "iu"):
         raise ValueError(f"actions must be {count} integer action ids, got shape {actions.shape}")
-    if actions.dtype == np.int64 and actions.flags.c_contiguous:
+    if exact and actions.flags.c_contiguous:
         return actions
     return np.ascontiguousarray(actions, dtype=np.int64)
 
@@ -359,8 +357,7 @@ class Engine:
         if self._any_loaded:
             self._loaded[games] = False
             self._any_loaded = bool(self._loaded.any())
-        if min(found) <= -2:
-            self._report_stuck([-2 - code for code in found if code <= -2])
+        self._report_stuck([g for g in map(stuck_game, found) if g >= 0])
 
     def _fill_masks(self, games: np.ndarray) -> None:
         """Compute the masks of those ``games`` that are stale."""

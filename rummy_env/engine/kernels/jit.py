@@ -236,6 +236,12 @@ def _flags_equal(self: Any, other: Any) -> Any:
     return type(self).options.keys() == type(other).options.keys() and _set_options(self) == _set_options(other)
 
 
+def _flags_hash(self: Any) -> int:
+    """``TargetConfig.__hash__`` of the names of the options set away from their defaults (equal flags, equal
+    hashes)."""
+    return hash(frozenset(_set_options(self)))
+
+
 class _FlagsByWhatIsSet(event.Listener):
     """While numba compiles one of the project's kernels, its compiler flags compare and hash by the options set to
     other than their defaults.
@@ -259,7 +265,7 @@ class _FlagsByWhatIsSet(event.Listener):
                 config = targetconfig.TargetConfig
                 self.saved = (config.__eq__, config.__hash__)
                 setattr(config, "__eq__", _flags_equal)  # noqa: B010 (mypy refuses assigning a method)
-                setattr(config, "__hash__", lambda flags: hash(frozenset(_set_options(flags))))  # noqa: B010
+                setattr(config, "__hash__", _flags_hash)  # noqa: B010
 
     def on_end(self, ev: event.Event) -> None:
         """Put numba's back when it ends."""
