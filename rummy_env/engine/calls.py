@@ -29,20 +29,29 @@ from .state import State
 
 
 class FixedTypes:
-    """A kernel always called with arguments of the same types: after the first call, its compiled entry
-    is called directly, skipping numba's per-call type dispatch (microseconds for the state's arrays)."""
+    """A kernel whose arguments' types follow from its first one's (a structref, whose type says which spec type it
+    holds): after the first call with a first argument of a type, its compiled entry for that type is called
+    directly, skipping numba's per-call type dispatch (microseconds for the state's arrays)."""
 
     def __init__(self, dispatcher: Any) -> None:
         self._dispatcher = dispatcher
-        self._entry: Any = None
+        self._last: tuple[Any, Any] = (None, None)  # (type, entry) in one attribute: threads read both at once
+        self._entries: dict[Any, Any] = {}
 
-    def __call__(self, *args: Any) -> Any:
-        """The kernel's result for ``args`` (the first call compiles or loads it through numba's dispatcher)."""
-        if self._entry is not None:
-            return self._entry(*args)
-        result = self._dispatcher(*args)
-        self._entry = self._dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
-        return result
+    def __call__(self, ref: Any, *args: Any) -> Any:
+        """The kernel's result for ``(ref, *args)`` (the first call with a ``ref`` of a new type compiles or loads
+        it through numba's dispatcher)."""
+        last = self._last
+        if ref._type is last[0]:
+            return last[1](ref, *args)
+        entry = self._entries.get(ref._type)
+        if entry is None:
+            result = self._dispatcher(ref, *args)
+            types = tuple(numba.typeof(a) for a in (ref, *args))
+            self._entries[ref._type] = self._dispatcher.overloads[types].entry_point
+            return result
+        self._last = (ref._type, entry)
+        return entry(ref, *args)
 
 
 step_kernel = FixedTypes(batch.step_serial)

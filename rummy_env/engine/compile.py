@@ -19,8 +19,14 @@ def _play(engine: Engine, steps: int) -> None:
 
 
 def warm() -> None:
-    """Run every kernel entry point once (serial and threaded), so later processes load them from the cache."""
-    rules = Rules(first_meld_minimum=30, stock_exhausted="reshuffle")
+    """Run every kernel entry point once (serial and threaded) for both spec types (rules without and with the
+    dealer's joker: ``kernels.ref``), so later processes load them from the cache."""
+    for rules in (Rules(first_meld_minimum=30, stock_exhausted="reshuffle"), Rules.preset("dealers_gambit")):
+        _warm_rules(rules)
+
+
+def _warm_rules(rules: Rules) -> None:
+    """Every kernel entry point once, for the spec type of ``rules``."""
     for games in (1, PARALLEL_MIN):
         _play(Engine(rules, num_games=games, seed=0), 3)
     engine = Engine(rules, num_games=1, seed=0)

@@ -176,6 +176,32 @@ def test_helpers_are_emitted_alone_and_linked_once_into_the_entry_point():
     assert entry(5) == 21
 
 
+def test_a_helper_gets_machine_code_only_when_something_runs_it():
+    def twice(x):
+        return x * 2
+
+    twice = _own(twice, no_cpython_wrapper=True)
+
+    def entry(x):
+        return twice(x) + 1
+
+    entry = _own(entry)
+    assert entry(3) == 7
+    (helper,) = twice.overloads.values()
+    (top,) = entry.overloads.values()
+    engine = top.library._codegen._engine
+    name = helper.fndesc.llvm_func_name
+    assert helper.library._held and not engine.is_symbol_defined(name), "the helper's library stays out of the JIT"
+    assert engine.is_symbol_defined(top.fndesc.llvm_cpython_wrapper_name), "the entry point is in it"
+
+    def other(x):
+        return twice(x) - 1
+
+    assert njit(other)(5) == 9, "code compiled later that calls the helper still runs it"
+    assert helper.library.get_pointer_to_function(name) != 0, "asked for, the helper gets its machine code"
+    assert not helper.library._held and engine.is_symbol_defined(name)
+
+
 def test_an_inline_kernel_is_read_once_however_many_call_sites_inline_it(monkeypatch):
     worker = inline_closurecall.InlineWorker
     read, front_end = [], worker.run_untyped_passes

@@ -10,7 +10,9 @@ Conventions (every kernel module follows them):
 * ``k`` is the ``KernelSpec`` of the rules (``kernel_spec.py``) as a ``SpecRef``: every rules switch as an
   int/bool constant plus the static tables. To add a switch: add a field to
   ``KernelSpec`` (set in ``kernel_spec._kernel_spec`` from the ``GameSpec``) and branch on ``k.<field>``
-  where the rule applies, so the default configuration runs the code it ran before.
+  where the rule applies, so the default configuration runs the code it ran before. Rules without
+  the dealer's joker get a ``JokerlessSpecRef`` (a type of its own): a kernel only the dealer's
+  joker reaches takes ``@ref.dealers_joker_only(default)`` and is not compiled for them.
 * ``work = (masks, hopes, cursor, base)``: scratch of the turn searches, which copy
   positions into rows ``base`` and up of ``s`` itself (``work.py`` allocates the
   spare rows after the games; ``Engine.state`` is the view of the game rows).

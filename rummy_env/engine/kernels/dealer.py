@@ -15,6 +15,7 @@ from ..state import DJ_BLOCKED, DJ_POWER, DJ_SLOT, DJ_USED, DRAW_PHASE, PLAY_PHA
 from .jit import inline, kernel
 from .kernel_spec import DJ_OFF, GROUP4_OFF, OUT_DISCARD_REQUIRED
 from .reasons import DJ_GONE, IN_A_CALL, LEGAL, NOT_DEALER, OTHER_POWER
+from .ref import dealers_joker_only
 from .table import dj_fours, dj_meld_pattern
 from .turns import hand_total, out_of_turn_call
 
@@ -128,6 +129,7 @@ def doubled_columns(k, allowed, out, start):
             out[start + NUM_PATTERNS + r] = allowed[GROUP4_OFF + r]
 
 
+@dealers_joker_only()
 @kernel
 def dj_columns(s, k, g, allowed):
     """A turn search's moves with the dealer's joker, as columns ``DJ_OFF`` and up of ``allowed`` (the

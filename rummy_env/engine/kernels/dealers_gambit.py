@@ -18,6 +18,7 @@ from .arrays import copy_search_row
 from .dealer import DOUBLED, SPLITS, WILD, dj_ready, doubled_columns, melding_turn, wild_mask
 from .jit import inline, kernel
 from .reasons import BELOW_MINIMUM, DJ_GONE, IN_A_CALL, LEGAL, NO_DISCARD_LEFT, NO_JOKER, OBLIGED_FIRST, OWN_JOKER
+from .ref import dealers_joker_only
 from .seats import seat_after
 from .turn_search import play_mask_core
 from .turns import hand_total, out_of_turn_call, remove_card, split_pile
@@ -25,6 +26,7 @@ from .turns import hand_total, out_of_turn_call, remove_card, split_pile
 BLOCKED_JOKERS = 2  # the dealer's joker and the blocker's leave play
 
 
+@dealers_joker_only()
 @kernel
 def name_power(s, k, g, power):
     """The dealer names the power; then the first player's turn (draw, or the opening discard) begins."""
@@ -99,6 +101,7 @@ def block_refusal(s, k, g):
     return LEGAL if hand_total(s, g, seat) - 1 - stuck >= 1 else NO_DISCARD_LEFT
 
 
+@dealers_joker_only()
 @kernel
 def gambit_play_mask(s, k, g, row, work):
     """The play phase's Dealer's Gambit moves: the dealer's joker (wild, double) and ``block``."""
@@ -109,6 +112,7 @@ def gambit_play_mask(s, k, g, row, work):
     row[k.offsets[BLOCK]] = block_ok(s, k, g)
 
 
+@dealers_joker_only()
 @kernel
 def gambit_draw_mask(s, k, g, row, work):
     """The draw phase's ``split D`` (power split)."""

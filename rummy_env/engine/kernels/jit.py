@@ -277,7 +277,99 @@ class _FlagsByWhatIsSet(event.Listener):
                 setattr(config, "__hash__", self.saved[1])  # noqa: B010
 
 
-event.register("numba:compile", _FlagsByWhatIsSet())
+OWN_COMPILES = _FlagsByWhatIsSet()
+"""The listener that knows whether one of the project's kernels is compiling (``OWN_COMPILES.depth``)."""
+event.register("numba:compile", OWN_COMPILES)
+
+_NRT_INLINES = ("NRT_incref", "NRT_decref")  # defined in each module that counts references: not a library's own
+_HELD: dict[str, Any] = {}  # a numba function's name -> the library holding it back from the JIT
+_ENVS: dict[str, Any] = {}  # the environment of a held function's library, set once its global is in the JIT
+
+
+def _numba_functions(library: Any) -> list[str] | None:
+    """The names of the numba functions ``library`` defines, when it defines nothing else (no Python wrapper, no
+    runtime symbol): a library the JIT can do without until one of them is asked for."""
+    names = [fn.name for fn in library._final_module.functions if not fn.is_declaration]
+    own = [name for name in names if name.startswith(("_ZN", "cfunc._ZN"))]
+    if own and len(own) + sum(name in _NRT_INLINES for name in names) == len(names):
+        return own
+    return None
+
+
+def _hand_over_callees(library: Any) -> None:
+    """Hand to the JIT every held library that defines a function ``library`` declares (calls at run time)."""
+    if not _HELD:
+        return
+    for fn in library._final_module.functions:
+        if fn.is_declaration and fn.name in _HELD:
+            _hand_over(_HELD[fn.name])
+
+
+def _hand_over(library: Any) -> None:
+    """Give a held library its machine code now (the callees it needs first)."""
+    for name in library._held:
+        _HELD.pop(name, None)
+    library._held = None
+    _finalize_in_jit(library)
+
+
+def _finalize_in_jit(library: Any) -> None:
+    """numba's finalization of ``library`` (its machine code in the JIT), the held libraries it calls first; then
+    the environments held back whose globals the JIT now has."""
+    _hand_over_callees(library)
+    _FINALIZE_MODULE(library)
+    engine = library._codegen._engine
+    for name in [name for name in _ENVS if engine.is_symbol_defined(name)]:
+        _SET_ENV(library._codegen, name, _ENVS.pop(name))
+
+
+_FINALIZE_MODULE = codegen.JITCodeLibrary._finalize_final_module
+_POINTER_TO = codegen.JITCodeLibrary.get_pointer_to_function
+_SET_ENV = codegen.JITCPUCodegen.set_env
+
+
+def _emit_on_demand() -> None:
+    """Emit the machine code of a helper's library only when something runs it, not as it compiles.
+
+    numba emits machine code for each function it compiles, as soon as it has compiled it. A helper
+    kernel, and each numba function compiled for one, is linked into the entry points above it, whose
+    machine code holds it; its own machine code is never run, and emitting it was a sixth of a cold start.
+    While a project kernel compiles, a library of numba functions alone (``_numba_functions``) is
+    finalized without the JIT; it gets its machine code, and its environment, the first time something
+    asks for a pointer into it or a library that calls one of its functions at run time gets its own, so
+    numba code compiled later that links it or looks it up finds it as before.
+    """
+    library = codegen.JITCodeLibrary
+
+    def finalize_module(self: Any) -> None:
+        names = _numba_functions(self) if OWN_COMPILES.depth else None
+        if names is None:
+            self._held = None
+            _finalize_in_jit(self)
+            return
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._finalized, self._held = True, names
+        _HELD.update(dict.fromkeys(names, self))
+
+    def pointer_to(self: Any, name: str) -> int:
+        self._ensure_finalized()
+        if getattr(self, "_held", None) and name in self._held:
+            _hand_over(self)
+        return _POINTER_TO(self, name)
+
+    def set_env(self: Any, env_name: str, env: Any) -> None:
+        if not self._engine.is_symbol_defined(env_name):  # its library is held: set when it is handed over
+            _ENVS[env_name] = env
+            return
+        _SET_ENV(self, env_name, env)
+
+    setattr(library, "_finalize_final_module", finalize_module)  # noqa: B010 (mypy refuses assigning a method)
+    setattr(library, "get_pointer_to_function", pointer_to)  # noqa: B010
+    setattr(codegen.JITCPUCodegen, "set_env", set_env)  # noqa: B010
+
+
+_emit_on_demand()
 
 # numba's type stubs do not list the (real) ``no_cpython_wrapper`` option.
 kernel = njit(cache=False, no_cpython_wrapper=True)  # type: ignore[call-overload]

@@ -9,19 +9,25 @@ Nothing in compiled code counts references to these structures or to their array
 (borrowed, ``jit.py``): threads that share one never contend for a count. The Python
 object a constructor returns owns the structure and keeps what it holds alive (its
 ``keep`` attribute): hold it for as long as kernels use it, as ``Engine`` does.
+
+The spec has two types, by whether its rules have the dealer's joker (Dealer's Gambit):
+kernels compiled for a ``JokerlessSpecRef`` leave out the kernels only the dealer's joker
+reaches (``dealers_joker_only``), so a first game of any other rules compiles none of them.
 """
 
 from __future__ import annotations
 
+import inspect
 import operator
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from numba import njit, types
 from numba.core import cgutils
 from numba.core.datamodel import default_manager, models
 from numba.experimental import structref
-from numba.extending import NativeValue, box, unbox
+from numba.extending import NativeValue, box, overload, unbox
 
 from ..spec import GameSpec
 from ..state import State
@@ -93,6 +99,11 @@ class SpecRefType(_PlainFields):
 
 
 @_register
+class JokerlessSpecRefType(_PlainFields):
+    """numba type of a ``JokerlessSpecRef``."""
+
+
+@_register
 class EngineRefType(_PlainFields):
     """numba type of an ``EngineRef``."""
 
@@ -102,7 +113,12 @@ class StateRef(structref.StructRefProxy):
 
 
 class SpecRef(structref.StructRefProxy):
-    """A ``KernelSpec`` as kernels take it (``k``)."""
+    """A ``KernelSpec`` as kernels take it (``k``), of rules with the dealer's joker."""
+
+
+class JokerlessSpecRef(SpecRef):
+    """A ``KernelSpec`` of rules without the dealer's joker, as kernels take it (``k``): they are compiled without
+    the dealer's joker's kernels."""
 
 
 class EngineRef(structref.StructRefProxy):
@@ -112,6 +128,7 @@ class EngineRef(structref.StructRefProxy):
 for _proxy, _typeclass, _fields in (
     (StateRef, StateRefType, StateArrays._fields),
     (SpecRef, SpecRefType, KernelSpec._fields),
+    (JokerlessSpecRef, JokerlessSpecRefType, KernelSpec._fields),
     (EngineRef, EngineRefType, ("state", "spec", "work", "mask", "stale")),
 ):
     structref.define_constructor(_proxy, _typeclass, list(_fields))
@@ -126,6 +143,11 @@ def _state_ref(arrays):
 @njit(cache=True)
 def _spec_ref(spec):
     return SpecRef(*borrowed(spec))
+
+
+@njit(cache=True)
+def _jokerless_spec_ref(spec):
+    return JokerlessSpecRef(*borrowed(spec))
 
 
 @njit(cache=True)
@@ -144,8 +166,44 @@ def state_ref(arrays: StateArrays) -> StateRef:
 
 
 def spec_ref(spec: KernelSpec) -> SpecRef:
-    """A ``SpecRef`` of ``spec``."""
-    return _keeping(_spec_ref(spec), spec)
+    """A ``SpecRef`` of ``spec``: a ``JokerlessSpecRef`` unless its rules have the dealer's joker."""
+    return _keeping((_spec_ref if spec.dealers_joker else _jokerless_spec_ref)(spec), spec)
+
+
+def dealers_joker_only(default: Any = None) -> Callable[[Any], Callable[..., Any]]:
+    """Decorator of a kernel that only the dealer's joker reaches (its callers test ``k.dealers_joker`` first):
+    called with a ``JokerlessSpecRef`` it is ``default`` (its result type) and is not compiled at all.
+
+    numba compiles every kernel a kernel calls, whether or not the rules can reach it:
+    the dealer's joker's kernels were a sixth of the first game of rules without it.
+    """
+
+    def decorate(function: Any) -> Callable[..., Any]:
+        spec_at = list(inspect.signature(function.py_func).parameters).index("k")
+
+        def call(*args: Any) -> Any:
+            raise TypeError(f"{function.py_func.__name__} is called from compiled kernels only")
+
+        call.__module__, call.__name__, call.__qualname__ = (
+            function.__module__,
+            function.__name__,
+            function.__qualname__,
+        )
+        call.__doc__, call.kernel = function.__doc__, function  # type: ignore[attr-defined]
+
+        def skip(*args: Any) -> Any:  # numba wants an implementation's parameters, annotations too, as the typer's
+            return default
+
+        def run(*args: Any) -> Any:
+            return function(*args)
+
+        @overload(call, jit_options={"no_cpython_wrapper": True})  # type: ignore[typeddict-unknown-key]
+        def _choose(*args: Any) -> Any:
+            return skip if isinstance(args[spec_at], JokerlessSpecRefType) else run
+
+        return call
+
+    return decorate
 
 
 _KERNEL_STATES: dict[int, tuple[weakref.ref, tuple, StateRef]] = {}  # id(State) -> (the State, its arrays, its ref)

@@ -19,6 +19,7 @@ from ...melds import (
 )
 from ..state import DJ_AT, DJ_SLOT, DJ_USED, SEALED
 from .jit import inline, kernel
+from .ref import dealers_joker_only
 from .turns import remove_card
 
 JOKER_CARD = np.int64(-1)  # the card argument standing for a joker (typed: a literal -1 would compile a kernel twice)
@@ -378,6 +379,7 @@ def dj_fours(k):
     return DJ_GROUPS + NUM_RUN_PATTERNS * k.pat_cards.shape[1]
 
 
+@dealers_joker_only(0)
 @kernel
 def dj_meld(s, k, g, arg):
     """``power wild``: put down the meld of ``DJ_MELD`` argument ``arg``, the dealer's joker where the action puts
@@ -423,6 +425,7 @@ def dj_group4(s, k, g, rank, spot):
     return doubled(s, k, g, meld, points)
 
 
+@dealers_joker_only(0)
 @kernel
 def dj_layoff(s, k, g, arg):
     """``power wild``: lay off the dealer's joker as a natural on a run, or as a rank on a group; it scores 0."""
@@ -460,6 +463,7 @@ def group_naturals(s, g, meld):
     return naturals
 
 
+@dealers_joker_only(0)
 @kernel
 def double_meld(s, k, g, pattern):
     """``power double``: put down meld ``pattern`` (past the patterns: the group of four of rank ``pattern -
