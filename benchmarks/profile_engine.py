@@ -17,7 +17,8 @@ fixed cost per Python call, so it inflates batch 1 (many small calls) much more 
 ``--kernels`` times the compiled kernels instead, on one thread (``time.thread_time``, so
 other processes on the machine matter less): the observation and the legal mask of every
 game, at batch sizes from one that fits in the L1 cache to one that does not fit in L2,
-then the mask of the games in each phase. Flat costs across batch sizes mean the kernels
+then the mask of the games in each phase, then the step of one random legal action in each
+game by the action's kind and the new mask and observation after it. Flat costs across batch sizes mean the kernels
 are bound by their instructions, not by memory; a cost that grows with the batch means
 memory.
 """
@@ -40,6 +41,7 @@ if __package__ in (None, ""):  # run as `python benchmarks/profile_engine.py`
 
 from benchmarks.throughput import desynchronised_state, random_legal_actions
 from rummy_env import Engine, Rules
+from rummy_env.actions import KIND_NAMES, layout_for
 from rummy_env.engine.state import PHASE_NAMES
 
 
@@ -124,10 +126,42 @@ def kernel_table(seed: int) -> None:
         print(f"| {name} | {len(games)} | {ns_per_game(masks_of, len(games), 50):.0f} |")
 
 
+def step_table(seed: int, batch: int = 4000, repeats: int = 5) -> None:
+    """Print, by the kind of a random legal action, its share of the actions and the ns per game of ``step`` and of
+    the new mask and observation after it (the games of a desynchronised batch, one thread; a kind of few games
+    mostly shows the calls' fixed cost)."""
+    rules = Rules()
+    kind_of = layout_for(rules).kind
+    eng = Engine(rules, num_games=batch, seed=seed)
+    start = desynchronised_state(rules, batch, seed, steps=300)
+    eng.load_state(np.arange(batch), start)
+    actions = random_legal_actions(np.random.default_rng(seed), eng.legal_mask())
+    kinds = kind_of[actions]
+    print("\n| action kind | games | share | step ns/game | mask after ns/game | observation after ns/game |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for kind in np.unique(kinds):
+        games = np.flatnonzero(kinds == kind)
+        best = [float("inf")] * 3
+        for _ in range(repeats):
+            eng.load_state(games, start.take(games))
+            marks = [time.thread_time()]
+            for work in (
+                lambda: eng.step(actions[games], check=False, games=games),  # noqa: B023 (called here)
+                lambda: eng.legal_mask(games),  # noqa: B023
+                lambda: eng.observe(games=games),  # noqa: B023
+            ):
+                work()
+                marks.append(time.thread_time())
+            best = [min(b, (t1 - t0) / len(games) * 1e9) for b, t0, t1 in zip(best, marks, marks[1:], strict=False)]
+        share = len(games) / batch
+        print(f"| {KIND_NAMES[kind]} | {len(games)} | {share:.3f} | {best[0]:.0f} | {best[1]:.0f} | {best[2]:.0f} |")
+
+
 def main() -> None:
     args = parse_args()
     if args.kernels:
         kernel_table(args.seed)
+        step_table(args.seed)
         return
     pool_state = None
     if not args.no_desync and max(args.batches) > 1:

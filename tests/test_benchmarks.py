@@ -63,3 +63,14 @@ def test_search_speed_prints_a_row_per_agent_with_its_choices(monkeypatch, capsy
     rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| `search")]
     assert [row[0] for row in rows] == ["| `search:8`", "| `search:8,top=2`"]
     assert all(float(row[4]) > 0 and re.fullmatch(r"[0-9a-f]{12} \|", row[-1]) for row in rows)
+
+
+def test_profile_engine_times_the_step_by_the_kind_of_action(capsys):
+    from benchmarks import profile_engine
+
+    profile_engine.step_table(seed=0, batch=64, repeats=1)
+    rows = [line.strip("|").split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    kinds = {cells[0].strip(): cells[1:] for cells in rows[1:]}
+    assert {"draw", "discard"} <= set(kinds)
+    assert sum(int(cells[0]) for cells in kinds.values()) == 64
+    assert all(float(value) >= 0 for cells in kinds.values() for value in cells[2:])
