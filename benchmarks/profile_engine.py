@@ -18,9 +18,9 @@ fixed cost per Python call, so it inflates batch 1 (many small calls) much more 
 other processes on the machine matter less): the observation and the legal mask of every
 game, at batch sizes from one that fits in the L1 cache to one that does not fit in L2,
 then the mask of the games in each phase, then the step of one random legal action in each
-game by the action's kind and the new mask and observation after it. Flat costs across batch sizes mean the kernels
-are bound by their instructions, not by memory; a cost that grows with the batch means
-memory.
+game by the action's kind and the new mask and observation after it. Flat costs across
+batch sizes mean the kernels are bound by their instructions, not by memory; a cost that
+grows with the batch means memory.
 """
 
 from __future__ import annotations
@@ -141,18 +141,16 @@ def step_table(seed: int, batch: int = 4000, repeats: int = 5) -> None:
     print("|---|---:|---:|---:|---:|---:|")
     for kind in np.unique(kinds):
         games = np.flatnonzero(kinds == kind)
-        best = [float("inf")] * 3
+        best = np.full(3, np.inf)
         for _ in range(repeats):
             eng.load_state(games, start.take(games))
-            marks = [time.thread_time()]
-            for work in (
-                lambda: eng.step(actions[games], check=False, games=games),  # noqa: B023 (called here)
-                lambda: eng.legal_mask(games),  # noqa: B023
-                lambda: eng.observe(games=games),  # noqa: B023
-            ):
-                work()
-                marks.append(time.thread_time())
-            best = [min(b, (t1 - t0) / len(games) * 1e9) for b, t0, t1 in zip(best, marks, marks[1:], strict=False)]
+            t0 = time.thread_time()
+            eng.step(actions[games], check=False, games=games)
+            t1 = time.thread_time()
+            eng.legal_mask(games)
+            t2 = time.thread_time()
+            eng.observe(games=games)
+            best = np.minimum(best, np.diff([t0, t1, t2, time.thread_time()]) / len(games) * 1e9)
         share = len(games) / batch
         print(f"| {KIND_NAMES[kind]} | {len(games)} | {share:.3f} | {best[0]:.0f} | {best[1]:.0f} | {best[2]:.0f} |")
 
