@@ -71,7 +71,8 @@ class KernelSpec(NamedTuple):
     pat_bits: np.ndarray  # uint64 [104] the cards of each pattern as bits (``card_set``)
     card_points: np.ndarray  # int64 [104, 3 or 4]
     of_card: np.ndarray  # int64 [53, 6 or 7]
-    partners: np.ndarray  # int64 [53, 6 or 7, 2 or 3]
+    partner_bits: np.ndarray  # uint64 [53, 6 or 7] the other cards of those patterns as bits (``card_bits``)
+    partner_any: np.ndarray  # uint64 [53] every card that shares a pattern with each card, as bits
     in_pattern: np.ndarray  # bool [53, 104]
     near: np.ndarray  # bool [W, 53] natural cards a placement may newly let fit the table
     card_rank: np.ndarray  # int64 [53]
@@ -164,7 +165,8 @@ def _kernel_spec(spec: GameSpec) -> KernelSpec:
         pat_bits=card_bits(table.cards),
         card_points=i64(table.card_points),
         of_card=i64(table.of_card),
-        partners=i64(table.partners),
+        partner_bits=_partner_bits(table.partners),
+        partner_any=np.bitwise_or.reduce(_partner_bits(table.partners), axis=1),
         in_pattern=np.ascontiguousarray(table.matrix > 0),
         near=_near(spec),
         card_rank=i64(CARD_RANK),
@@ -188,6 +190,12 @@ def _kernel_spec(spec: GameSpec) -> KernelSpec:
         dealers_joker=rules.dealers_joker,
         deal_deck=_deal_deck(spec.deck, rules.dealers_joker),
     )
+
+
+def _partner_bits(partners: np.ndarray) -> np.ndarray:
+    """``uint64 [53, P]`` the other cards of each pattern holding a card, as bits (``card_bits``)."""
+    kinds, per_card, width = partners.shape
+    return card_bits(partners.reshape(kinds * per_card, width)).reshape(kinds, per_card)
 
 
 def placements(rules: Rules) -> int:

@@ -43,7 +43,7 @@ from ..state import (
 )
 from .dealer import WILD, dj_ready, melding_turn
 from .dealers_gambit import gambit_draw_mask, gambit_play_mask, power_mask
-from .jit import inline, kernel
+from .jit import inline, kernel, popcount
 from .kernel_spec import CORE_PLACEMENTS, LAST_DISCARD, OUT_DISCARD_REQUIRED, OUT_FLOAT_UNPLAYABLE
 from .reasons import (
     BELOW_MINIMUM,
@@ -69,10 +69,9 @@ from .turn_search import (
     table_fits,
     write_placements,
 )
-from .turns import hand_total, out_of_turn_call
+from .turns import card_set, cards_in, hand_total, out_of_turn_call
 from .windows import lay_off_mask, out_of_turn_mask
 
-FAR = 10_000  # depth of a card that is nowhere at hand
 NOT_WILD = np.bool_(False)  # ``wild`` off, typed: a literal False would compile ``pile_melds`` a second time
 
 
@@ -81,110 +80,60 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
     """Which pile cards could be melded at once if taken, top first (depth 0 = top); returns the pile size.
 
     ``meld_ok[d]``: the card at depth ``d`` forms a new 3-card meld with ``hand`` plus the
-    pile cards above it; ``lay_ok[d]``: it can be laid off on the table. A natural card
-    melds with a pattern's two other cards when the ones not available above it (in
-    hand, or higher in the pile) are no more than the jokers available above it; each
-    condition is a depth threshold, so every card is checked against its patterns' smallest.
+    pile cards above it; ``lay_ok[d]``: it can be laid off on the table. One pass from the
+    top keeps the kinds at hand (the hand and the cards above) as bits: a natural card melds
+    when one of its patterns lacks no more of its other cards than the jokers at hand.
     ``wild``: the dealer's joker (``power wild``) is one more joker at hand, beside the hand's own.
     """
     size = np.int64(s.pile_len[g])
-    pile_pos, pile = s.pile_pos[g], s.pile[g]
-    copies = pile_pos.shape[0]
-    avail = np.empty(NUM_KINDS, dtype=np.int64)
-    for c in range(NUM_KINDS):
-        shallow = 0
-        for copy in range(copies):
-            shallow = max(shallow, np.int64(pile_pos[copy, c]))
-        avail[c] = -1 if hand[c] > 0 else (size - shallow if shallow > 0 else FAR)
-    jokers = np.empty(copies, dtype=np.int64)
-    for copy in range(copies):
-        pos = np.int64(pile_pos[copy, JOKER])
-        jokers[copy] = size - pos if pos > 0 else FAR
-    sort_small(jokers)
+    pile = s.pile[g]
+    at_hand = card_set(hand)
     held = np.int64(hand[JOKER]) + np.int64(wild)
-    first = jokers[0] + 1
-    second = jokers[1] + 1 if copies > 1 else FAR
-    one_joker = 0 if held >= 1 else first
-    two_jokers = 0 if held >= 2 else (first if held == 1 else second)
-    if k.groups_only:
-        one_joker, two_jokers = FAR, FAR
+    total = cards_in(hand)
+    four_from = 4 - total if k.run4 and k.going_out == OUT_DISCARD_REQUIRED and total > 0 else 0
     accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
-    cards, pat_size, max_lacking = k.pat_cards, k.pat_size, k.max_lacking
-    of_card, partners = k.of_card, k.partners
+    jokers_above = 0
     for d in range(size):
-        card = pile[size - 1 - d]
+        card = np.int64(pile[size - 1 - d])
+        jokers = held + jokers_above
         if card != JOKER:
-            threshold = FAR
-            for i in range(of_card.shape[1]):
-                if of_card[card, i] < 0:
-                    continue
-                a, b = avail[partners[card, i, 0]], avail[partners[card, i, 1]]
-                if k.run4 and partners[card, i, 2] >= 0:
-                    reach = run4_reach(k, a, b, avail[partners[card, i, 2]], jokers, held, hand)
-                else:
-                    reach = min(max(a, b) + 1, max(min(a, b) + 1, one_joker), two_jokers)
-                threshold = min(threshold, reach)
-            meld_ok[d] = d >= threshold
-        elif k.groups_only:
-            above = held
-            for copy in range(copies):
-                above += jokers[copy] < d
-            meld_ok[d] = above + 1 >= JOKER_GROUP_SIZE
+            wild_jokers = 0 if k.groups_only else jokers
+            meld_ok[d] = natural_melds(k, card, at_hand, wild_jokers, d >= four_from)
+            at_hand |= np.uint64(1) << np.uint64(card)
         else:
-            above = held
-            for copy in range(copies):
-                above += jokers[copy] < d
-            ok = False
-            for p in range(NUM_PATTERNS):
-                missing = 3 - (avail[cards[p, 0]] < d) - (avail[cards[p, 1]] < d) - (avail[cards[p, 2]] < d)
-                if pat_size[p] == 4:
-                    missing += avail[cards[p, 3]] >= d
-                if missing >= 1 and missing <= min(above + 1, max_lacking[p]):
-                    ok = True
-                    break
-            meld_ok[d] = ok
+            meld_ok[d] = jokers + 1 >= JOKER_GROUP_SIZE if k.groups_only else joker_melds(k, at_hand, jokers)
+            jokers_above += 1
         lay_ok[d] = table_fits(accept_run, accept_group, open_groups, k.groups_only, g, card)
     return size
 
 
 @inline
-def sort_small(values):
-    """Sort a few values in place (an insertion sort, cheaper than numba's ``sort`` on so few)."""
-    for i in range(1, values.shape[0]):
-        value, j = values[i], i
-        while j > 0 and values[j - 1] > value:
-            values[j] = values[j - 1]
-            j -= 1
-        values[j] = value
+def natural_melds(k, card, at_hand, jokers, four_ok):
+    """Whether natural ``card`` melds with the kinds ``at_hand`` (bits) and ``jokers`` wild jokers: one of its
+    patterns lacks at most that many of its other cards. Not ``four_ok``: a 4-card run would leave the hand of
+    ``going_out="discard_required"`` no card to discard, so only 3-card patterns count."""
+    if popcount(k.partner_any[card] & at_hand) + jokers < 2:  # every pattern lacks more than the jokers fill
+        return False
+    lacking = ~at_hand
+    for i in range(k.of_card.shape[1]):
+        if k.of_card[card, i] < 0:
+            break
+        others = k.partner_bits[card, i]
+        if popcount(others & lacking) <= jokers and (four_ok or popcount(others) < 3):
+            return True
+    return False
 
 
 @inline
-def run4_reach(k, a, b, c, jokers, held, hand):
-    """The least depth at which a natural card melds into a 4-card run whose other cards are available from
-    depths ``a``, ``b``, ``c`` (-1: in hand), jokers filling the gaps (``held`` at hand, the dealer's joker
-    included); ``going_out="discard_required"`` also needs a card left to discard."""
-    lo, mid, hi = min(a, b, c), a + b + c - min(a, b, c) - max(a, b, c), max(a, b, c)
-    reach = hi + 1
-    if not k.groups_only:  # wild jokers fill the gaps
-        reach = min(reach, max(mid + 1, nth_joker(jokers, held, 1)))
-        reach = min(reach, max(lo + 1, nth_joker(jokers, held, 2)), nth_joker(jokers, held, 3))
-    total = 0
-    for x in range(NUM_KINDS):
-        total += hand[x]
-    if k.going_out == OUT_DISCARD_REQUIRED and total > 0:
-        reach = max(reach, 4 - total)
-    return reach
-
-
-@inline
-def nth_joker(jokers, held, n):
-    """The least depth from which ``n`` jokers are at hand (held, or in the pile above; ``jokers``: sorted
-    depths of the pile's jokers)."""
-    if held >= n:
-        return 0
-    if n - held - 1 < jokers.shape[0]:
-        return jokers[n - held - 1] + 1
-    return FAR
+def joker_melds(k, at_hand, jokers):
+    """Whether a joker melds with the kinds ``at_hand`` (bits) and ``jokers`` more jokers: a pattern lacks at least
+    one card (the joker's place) and no more than the jokers, this one included, may stand for."""
+    lacking = ~at_hand
+    for p in range(NUM_PATTERNS):
+        missing = popcount(k.pat_bits[p] & lacking)
+        if missing >= 1 and missing <= min(jokers + 1, k.max_lacking[p]):
+            return True
+    return False
 
 
 @kernel

@@ -281,7 +281,12 @@ def remove_card(s, g, seat, card):
 @inline
 def hand_total(s, g, seat):
     """Cards in a seat's hand."""
-    hand = s.hand[g, seat]
+    return cards_in(s.hand[g, seat])
+
+
+@inline
+def cards_in(hand):
+    """Cards in a hand row (``[53]`` counts, jokers included)."""
     total = 0
     for c in range(hand.shape[0]):
         total += hand[c]
