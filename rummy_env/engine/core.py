@@ -237,7 +237,9 @@ class Engine:
                 self._fill_masks(self._all)
             return self._mask_view
         idx = self.game_indices(games)
-        self._fill_masks(_ascending(idx[self._stale[idx]]))
+        stale = idx[self._stale[idx]]
+        if len(stale):  # a kernel call costs microseconds even for no game
+            self._fill_masks(_ascending(stale))
         return self._mask[idx]
 
     def observe(
