@@ -7,6 +7,7 @@ Run from the repository root::
     python -m benchmarks.profile_engine --pyinstrument        # call tree, if pyinstrument is installed
     python -m benchmarks.profile_engine --save /tmp/prof      # also write /tmp/prof_b4096.pstats, ...
     python -m benchmarks.profile_engine --kernels             # ns per game of each kernel, by batch size and phase
+    python -m benchmarks.profile_engine --kernels --rules rummy_calls=off   # the same under other rules
 
 The loop is exactly the one ``benchmarks.throughput`` times, started from the same desynchronised
 batch (a steady mix of game phases; ``--no-desync`` starts from fresh deals instead). For each
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import json
 import pstats
 import sys
 import time
@@ -55,11 +57,29 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--pyinstrument", action="store_true", help="use pyinstrument instead of cProfile")
     p.add_argument("--save", default=None, help="path prefix for .pstats files (cProfile only)")
     p.add_argument("--kernels", action="store_true", help="time the kernels per game by batch size and phase")
-    return p.parse_args()
+    p.add_argument("--rules", nargs="*", default=[], metavar="KEY=VALUE", help="Rules fields (default rules)")
+    args = p.parse_args()
+    args.rules = parse_rules(args.rules)
+    return args
+
+
+def parse_rules(pairs: list[str]) -> Rules:
+    """``Rules`` from ``key=value`` strings, each value read as JSON where it parses (``3``, ``true``), else as a
+    string (``off``); a ``ValueError`` names a pair without ``=`` or an unknown field."""
+    fields = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"--rules takes key=value pairs, got {pair!r}")
+        try:
+            fields[key] = json.loads(value)
+        except json.JSONDecodeError:
+            fields[key] = value
+    return Rules.from_dict(fields)
 
 
 def make_engine(args: argparse.Namespace, batch: int, pool_state) -> Engine:
-    eng = Engine(Rules(), num_games=batch, seed=args.seed)
+    eng = Engine(args.rules, num_games=batch, seed=args.seed)
     if pool_state is not None and batch > 1:
         eng.load_state(np.arange(batch), pool_state.take(np.arange(batch)))
     return eng
@@ -77,10 +97,10 @@ def loop(eng: Engine, rng: np.random.Generator, seconds: float) -> int:
     return steps
 
 
-def played(batch: int, seed: int, steps: int = 400) -> Engine:
+def played(batch: int, seed: int, rules: Rules, steps: int = 400) -> Engine:
     """An engine of ``batch`` games after ``steps`` random batched steps (a mix of phases; one thread below
     ``PARALLEL_MIN`` games)."""
-    eng = Engine(Rules(), num_games=batch, seed=seed)
+    eng = Engine(rules, num_games=batch, seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(steps):
         eng.step(random_legal_actions(rng, eng.legal_mask()), auto_reset=True, check=False)
@@ -98,11 +118,11 @@ def ns_per_game(work: Callable[[], object], games: int, calls: int, repeats: int
     return best
 
 
-def kernel_table(seed: int) -> None:
+def kernel_table(seed: int, rules: Rules) -> None:
     """Print ns per game of the observation and the mask by batch size, then of the mask by phase."""
     print("| games | observation ns/game | mask ns/game |\n|---:|---:|---:|")
     for batch in (16, 64, 256, 1000):
-        eng = played(batch, seed)
+        eng = played(batch, seed, rules)
         games, seats = np.arange(batch), np.full(batch, -1, dtype=np.int64)
         out = np.empty((batch, eng.obs_dim), dtype=np.float32)
         calls = max(20, 200_000 // batch)
@@ -113,11 +133,13 @@ def kernel_table(seed: int) -> None:
 
         observe = ns_per_game(lambda: eng._observe_into(games, seats, out), batch, calls)  # noqa: B023 (called here)
         print(f"| {batch} | {observe:.0f} | {ns_per_game(masks, batch, calls):.0f} |")
-    eng = played(2000, seed)
+    eng = played(2000, seed, rules)
     phases = eng.state.phase.copy()
     print("\n| phase | games | mask ns/game |\n|---|---:|---:|")
     for phase, name in enumerate(PHASE_NAMES[:3]):
         games = np.flatnonzero(phases == phase)
+        if len(games) == 0:  # a phase these rules never reach ("rummy" with rummy_calls="off")
+            continue
 
         def masks_of(games: np.ndarray = games) -> None:
             eng._stale[games] = True
@@ -126,11 +148,10 @@ def kernel_table(seed: int) -> None:
         print(f"| {name} | {len(games)} | {ns_per_game(masks_of, len(games), 50):.0f} |")
 
 
-def step_table(seed: int, batch: int = 4000, repeats: int = 5) -> None:
+def step_table(seed: int, rules: Rules, batch: int = 4000, repeats: int = 5) -> None:
     """Print, by the kind of a random legal action, its share of the actions and the ns per game of ``step`` and of
     the new mask and observation after it (the games of a desynchronised batch, one thread; a kind of few games
     mostly shows the calls' fixed cost)."""
-    rules = Rules()
     kind_of = layout_for(rules).kind
     eng = Engine(rules, num_games=batch, seed=seed)
     start = desynchronised_state(rules, batch, seed, steps=300)
@@ -158,12 +179,12 @@ def step_table(seed: int, batch: int = 4000, repeats: int = 5) -> None:
 def main() -> None:
     args = parse_args()
     if args.kernels:
-        kernel_table(args.seed)
-        step_table(args.seed)
+        kernel_table(args.seed, args.rules)
+        step_table(args.seed, args.rules)
         return
     pool_state = None
     if not args.no_desync and max(args.batches) > 1:
-        pool_state = desynchronised_state(Rules(), max(args.batches), args.seed, steps=1000)
+        pool_state = desynchronised_state(args.rules, max(args.batches), args.seed, steps=1000)
 
     use_pyinstrument = False
     if args.pyinstrument:

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from benchmarks import throughput
+from rummy_env import Rules
 
 
 def _table(text: str) -> dict[str, list[str]]:
@@ -68,9 +69,28 @@ def test_search_speed_prints_a_row_per_agent_with_its_choices(monkeypatch, capsy
 def test_profile_engine_times_the_step_by_the_kind_of_action(capsys):
     from benchmarks import profile_engine
 
-    profile_engine.step_table(seed=0, batch=64, repeats=1)
+    profile_engine.step_table(seed=0, rules=Rules(), batch=64, repeats=1)
     rows = [line.strip("|").split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
     kinds = {cells[0].strip(): cells[1:] for cells in rows[1:]}
     assert {"draw", "discard"} <= set(kinds)
     assert sum(int(cells[0]) for cells in kinds.values()) == 64
     assert all(float(value) >= 0 for cells in kinds.values() for value in cells[2:])
+
+
+def test_profile_engine_reads_rules_as_key_value_pairs_and_names_a_bad_one():
+    from benchmarks import profile_engine
+
+    rules = profile_engine.parse_rules(["rummy_calls=off", "players=3", "ace_around_corner=true"])
+    assert rules == Rules(rummy_calls="off", players=3, ace_around_corner=True)
+    with pytest.raises(ValueError, match="key=value"):
+        profile_engine.parse_rules(["players"])
+    with pytest.raises(ValueError, match="unknown Rules key.*'player'"):
+        profile_engine.parse_rules(["player=3"])
+
+
+def test_profile_engine_steps_under_the_rules_it_is_given(capsys):
+    from benchmarks import profile_engine
+
+    profile_engine.step_table(seed=0, rules=Rules(rummy_calls="off"), batch=64, repeats=1)
+    kinds = {line.split(" | ")[0].strip("| ") for line in capsys.readouterr().out.splitlines()[3:]}
+    assert "discard" in kinds and not {"rummy", "pass"} & kinds
