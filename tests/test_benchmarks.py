@@ -84,7 +84,7 @@ def test_profile_engine_reads_rules_as_key_value_pairs_and_names_a_bad_one():
     assert rules == Rules(rummy_calls="off", players=3, ace_around_corner=True)
     with pytest.raises(ValueError, match="key=value"):
         profile_engine.parse_rules(["players"])
-    with pytest.raises(ValueError, match="unknown Rules key.*'player'"):
+    with pytest.raises(ValueError, match=r"unknown Rules key.*'player'"):
         profile_engine.parse_rules(["player=3"])
 
 
