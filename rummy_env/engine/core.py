@@ -237,9 +237,7 @@ class Engine:
                 self._fill_masks(self._all)
             return self._mask_view
         idx = self.game_indices(games)
-        stale = idx[self._stale[idx]]
-        if len(stale):  # a kernel call costs microseconds even for no game
-            self._fill_masks(_ascending(stale))
+        self._fill_masks(_ascending(idx[self._stale[idx]]))
         return self._mask[idx]
 
     def observe(
@@ -363,6 +361,8 @@ class Engine:
 
     def _fill_masks(self, games: np.ndarray) -> None:
         """Compute the masks of those ``games`` that are stale."""
+        if len(games) == 0:  # a kernel call costs microseconds even for no game
+            return
         if len(games) < PARALLEL_MIN:
             stuck = [refresh_masks(self._ref, games)]
         else:
