@@ -127,6 +127,7 @@ def kernel_spec(spec: GameSpec) -> KernelSpec:
 def _kernel_spec(spec: GameSpec) -> KernelSpec:
     rules, table, layout = spec.rules, spec.table, spec.layout
     i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+    partner_bits = _partner_bits(table.partners)
     return KernelSpec(
         players=rules.players,
         hand_cards=rules.num_hand_cards,
@@ -165,8 +166,8 @@ def _kernel_spec(spec: GameSpec) -> KernelSpec:
         pat_bits=card_bits(table.cards),
         card_points=i64(table.card_points),
         of_card=i64(table.of_card),
-        partner_bits=_partner_bits(table.partners),
-        partner_any=np.bitwise_or.reduce(_partner_bits(table.partners), axis=1),
+        partner_bits=partner_bits,
+        partner_any=np.bitwise_or.reduce(partner_bits, axis=1),
         in_pattern=np.ascontiguousarray(table.matrix > 0),
         near=_near(spec),
         card_rank=i64(CARD_RANK),

@@ -89,8 +89,7 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
     pile = s.pile[g]
     at_hand = card_set(hand)
     held = np.int64(hand[JOKER]) + np.int64(wild)
-    total = cards_in(hand)
-    four_from = 4 - total if k.run4 and k.going_out == OUT_DISCARD_REQUIRED and total > 0 else 0
+    four_from = four_run_depth(k, hand)
     accept_run, accept_group, open_groups = s.accept_run, s.accept_group, s.open_groups
     jokers_above = 0
     for d in range(size):
@@ -105,6 +104,16 @@ def pile_melds(s, k, g, hand, wild, meld_ok, lay_ok):
             jokers_above += 1
         lay_ok[d] = table_fits(accept_run, accept_group, open_groups, k.groups_only, g, card)
     return size
+
+
+@inline
+def four_run_depth(k, hand):
+    """The least pile depth whose take still leaves a card to discard after a 4-card run (``min_run=4`` under
+    ``going_out="discard_required"``, a hand not empty); 0 elsewhere, without counting the hand."""
+    if not (k.run4 and k.going_out == OUT_DISCARD_REQUIRED):
+        return 0
+    total = cards_in(hand)
+    return 4 - total if total > 0 else 0
 
 
 @inline
