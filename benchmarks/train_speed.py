@@ -131,17 +131,16 @@ def grouped_pool(grouped: bool) -> list:
 def bench_train(name: str, overrides: list[str], seconds: float, threads: int = 1) -> dict:
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
-    from omegaconf import OmegaConf
 
     from agents.selfplay import TrainVecEnv
     from experiments.ppo import build_model
-    from rummy_env import Rules
+    from experiments.rules_config import rules_from_config  # also stores env/default, which train.yaml names
 
     GlobalHydra.instance().clear()
     configs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
     with initialize_config_dir(config_dir=configs, version_base="1.3"):
         cfg = compose(config_name="train", overrides=overrides)
-    rules = Rules.from_dict(OmegaConf.to_container(cfg.env.rules))
+    rules = rules_from_config(cfg)
     env = TrainVecEnv(cfg.train.num_envs, rules.replace(reward="score"), list(cfg.opponents.heuristics), seed=0)
     torch.set_num_threads(threads)
     model = build_model(cfg, env, rules, None)
