@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.engine import Engine
+from rummy_env.engine import Engine, uniform_legal
 
 from .base import Agent, game_uniforms
-from .random_agent import uniform_legal
 
 NAME = "noisy"
 _SALT = 0x0153

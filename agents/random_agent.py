@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rummy_env.engine import Engine
+from rummy_env.engine import Engine, uniform_legal
 
 from .base import Agent, game_uniforms
 
@@ -21,11 +21,3 @@ class RandomAgent(Agent):
         """A uniformly drawn legal action in each game."""
         games = np.asarray(games, dtype=np.int64)
         return uniform_legal(mask, game_uniforms(engine, games, self.seed, 1)[:, 0])
-
-
-def uniform_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """``int64 [n]`` the legal action each uniform ``u [n]`` in [0, 1) picks, every legal action equally likely."""
-    legal = mask.sum(axis=1)
-    pick = np.minimum((u * legal).astype(np.int64), legal - 1)
-    rank = np.cumsum(mask, axis=1) - 1
-    return np.argmax(mask & (rank == pick[:, None]), axis=1).astype(np.int64)

@@ -53,6 +53,11 @@ class FixedTypes:
         self._last = (ref._type, entry)
         return entry(ref, *args)
 
+    def entry_for(self, ref: Any) -> Any:
+        """The compiled entry for ``ref``'s type, to call with the same arguments and no check of their types, once
+        this process has called the kernel with such a ``ref``; until then the kernel itself (which compiles it)."""
+        return self._entries.get(ref._type, self)
+
 
 step_kernel = FixedTypes(batch.step_serial)
 """``kernels.batch.step_serial`` (the engine's step, and its masks), entered directly."""
@@ -67,6 +72,40 @@ def refresh_masks(ref: Any, games: np.ndarray) -> int:
     """Compute the stale masks of ``games`` (``int64``, ascending) of the kernel ref ``ref``, on this thread; the
     first game left without a legal action, else -1 (the step kernel called without actions)."""
     return stuck_game(step_kernel(ref, games, _NO_ACTIONS, False, False, _NO_REWARDS, _NO_FLAGS, _NO_FLAGS, 0, NO_ROWS))
+
+
+def uniform_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``int64 [n]``: in each row of ``mask`` (``bool [n, A]``, e.g. ``Engine.legal_mask()``) the legal action its
+    uniform ``u[i]`` (in [0, 1]) picks, the ``floor(u[i] * count)``-th legal one, so that uniform ``u`` make every
+    legal action equally likely; 0 in a row without one. Compiled: random legal play at the engine's speed."""
+    mask, u = _mask_rows(mask), _uniforms(u, len(mask))
+    out = np.empty(len(u), dtype=np.int64)
+    bad = batch.uniform_legal_rows(mask, u, out)
+    if bad >= 0:
+        raise ValueError(f"u must lie in [0, 1], got u[{bad}] = {u[bad]}")
+    return out
+
+
+_BOOL, _FLOAT64 = np.dtype(np.bool_), np.dtype(np.float64)
+
+
+def _mask_rows(mask: Any) -> np.ndarray:
+    """``mask`` as a C-contiguous 2-d bool array, itself when it is one (a ``ValueError`` when it is no mask)."""
+    if type(mask) is np.ndarray and mask.dtype is _BOOL and mask.ndim == 2 and mask.flags.c_contiguous:
+        return mask  # identity tests first: the checks below cost more than the sampling of a few rows
+    mask = np.asarray(mask)
+    if mask.dtype != np.bool_ or mask.ndim != 2:
+        raise ValueError(f"mask must be a 2-d bool array [games, actions], got {mask.dtype} of shape {mask.shape}")
+    return np.ascontiguousarray(mask)
+
+
+def _uniforms(u: Any, count: int) -> np.ndarray:
+    """``u`` as a C-contiguous ``float64`` array of ``count`` (a ``ValueError`` for another shape)."""
+    if not (type(u) is np.ndarray and u.dtype is _FLOAT64 and u.flags.c_contiguous):
+        u = np.ascontiguousarray(u, dtype=np.float64)
+    if u.shape != (count,):
+        raise ValueError(f"u must hold one uniform per row of the mask ({count}), got shape {u.shape}")
+    return u
 
 
 def stuck_game(code: int) -> int:

@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import Rules
-from .calls import begin_draw, callable_depths, legal_row, pile_melds, push_pile, refresh_accepts, refusal, shuffled
+from .calls import (
+    begin_draw,
+    callable_depths,
+    legal_row,
+    pile_melds,
+    push_pile,
+    refresh_accepts,
+    refusal,
+    shuffled,
+    uniform_legal,
+)
 from .core import PARALLEL_MIN, Engine
 from .state import empty_state
 
@@ -23,6 +33,9 @@ def warm() -> None:
     dealer's joker: ``kernels.ref``), so later processes load them from the cache."""
     for rules in (Rules(first_meld_minimum=30, stock_exhausted="reshuffle"), Rules.preset("dealers_gambit")):
         _warm_rules(rules)
+    mask = Engine(num_games=1, seed=0).legal_mask()
+    for rows in (mask, mask.copy()):  # the engine's read-only masks and writable ones are two types to numba
+        uniform_legal(rows, np.zeros(1))
 
 
 def _warm_rules(rules: Rules) -> None:

@@ -42,11 +42,21 @@ def _masks(engines: list[Engine], steps: int) -> list[list[np.ndarray]]:
     return seen
 
 
+class Dispatched:
+    """The step kernel called through numba's own dispatch by argument types, as ``calls.FixedTypes`` would be."""
+
+    def __call__(self, *args):
+        return batch.step_serial(*args)
+
+    def entry_for(self, ref):
+        return batch.step_serial
+
+
 def test_engines_of_both_spec_types_stepped_in_turn_play_as_numbas_dispatch_has_them(monkeypatch):
     """The engine enters the step kernel compiled for its spec type, whichever type the last call had."""
     both = _masks([Engine(Rules(), num_games=4, seed=1), Engine(GAMBIT, num_games=4, seed=1)], 60)
-    monkeypatch.setattr(core, "step_kernel", batch.step_serial)  # numba's own dispatch by argument types
-    monkeypatch.setattr(calls, "step_kernel", batch.step_serial)
+    monkeypatch.setattr(core, "step_kernel", Dispatched())
+    monkeypatch.setattr(calls, "step_kernel", Dispatched())
     for rules, masks in zip((Rules(), GAMBIT), both, strict=True):
         dispatched = _masks([Engine(rules, num_games=4, seed=1)], 60)[0]
         assert all(np.array_equal(a, b) for a, b in zip(masks, dispatched, strict=True))

@@ -15,6 +15,8 @@ from .step import PLAYING, apply_action, end_hand, new_game
 from .table import refresh_accepts, slot_points
 from .turns import begin_draw, push_pile, shuffle_row
 
+SPAN = 32  # mask bytes summed at once when looking for the n-th legal action (nth_set)
+
 
 @njit(cache=True)
 def reset_games(s, k, games, seeds):
@@ -125,6 +127,56 @@ def observe_games(ref, games, seats, out):
     """``out[i]``: game ``games[i]`` of ``ref`` as seen from ``seats[i]`` (-1: the seat to act)."""
     s, k = ref.state, ref.spec
     observe_loop(s, k, games, seats, out)
+
+
+@njit(cache=True, nogil=True)
+def uniform_legal_rows(mask, u, out):
+    """``out[i]``: the ``floor(u[i] * n)``-th of the ``n`` legal actions of ``mask[i]`` (the last for ``u[i] = 1``, 0
+    when there is none); returns -1, or the first ``i`` whose ``u[i]`` is not in [0, 1] (then ``out`` is unfinished)."""
+    rows = mask.view(np.uint8)  # bytes: the compiler vectorizes their sums, not those of booleans
+    for i in range(rows.shape[0]):
+        if not 0.0 <= u[i] <= 1.0:
+            return i
+        out[i] = nth_legal(rows[i], u[i])
+    return -1
+
+
+@inline
+def nth_legal(row, u):
+    """The legal action of the mask ``row`` (bytes) that ``u`` in [0, 1] picks, every legal one equally likely:
+    counted from whichever end is nearer, skipping ``SPAN`` bytes at a time (most of a row is illegal)."""
+    count = 0
+    for a in range(row.shape[0]):
+        count += row[a]
+    left = min(int(u * count), count - 1)
+    if left < 0:
+        return 0
+    if 2 * left < count:
+        return nth_set(row, left, 0, row.shape[0], 1)
+    return nth_set(row, count - 1 - left, row.shape[0] - 1, -1, -1)
+
+
+@inline
+def nth_set(row, n, first, stop, way):
+    """The index of the ``n``-th (from 0) nonzero byte of ``row`` met going from ``first`` towards ``stop`` by
+    ``way`` (1 or -1); -1 when there are fewer."""
+    a = first
+    while (stop - a) * way >= SPAN:
+        lo = a if way > 0 else a - SPAN + 1
+        here = 0
+        for b in range(lo, lo + SPAN):
+            here += row[b]
+        if n < here:
+            break
+        n -= here
+        a += way * SPAN
+    while a != stop:
+        if row[a]:
+            if n == 0:
+                return a
+            n -= 1
+        a += way
+    return -1
 
 
 @njit(cache=True)
