@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from ..rules import Rules
-from .calls import NO_ROWS, mix64, observe_kernel, refresh_masks, step_kernel, stuck_game
+from .calls import NO_ROWS, observe_kernel, refresh_masks, step_kernel, stuck_game
 from .kernels import batch
 from .kernels.ref import engine_ref, kernel_spec_ref, state_ref
 from .kernels.work import Work
@@ -183,17 +183,22 @@ class Engine:
         """``bool [G]`` games that are over."""
         return self.state.phase == GAME_OVER
 
-    def episode_seeds(self, games: np.ndarray) -> np.ndarray:
+    def episode_seeds(self, games: Sequence[int] | np.ndarray) -> np.ndarray:
         """The seeds the next episodes of ``games`` will use when reset without explicit seeds."""
-        mixed = mix64(self._base_seed + mix64(games.astype(np.uint64) + np.uint64(1)))
-        return mix64(mixed ^ mix64(self._episodes[games] + np.uint64(7)))
+        return self._episode_seeds(self.game_indices(games))
+
+    def _episode_seeds(self, idx: np.ndarray) -> np.ndarray:
+        """``episode_seeds`` of checked indices (``game_indices``), compiled: a few games' cost ~1 us, not ~30."""
+        seeds = np.empty(len(idx), dtype=np.uint64)
+        batch.episode_seeds_games(self._base_seed, idx, self._episodes, seeds)
+        return seeds
 
     def reset(
         self, seeds: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | np.ndarray | None = None
     ) -> None:
         """Start new games in ``games`` (default all), from ``seeds`` or from the engine's seed sequence."""
         idx = self.game_indices(games)
-        chosen = self.episode_seeds(idx) if seeds is None else _seed_array(seeds, len(idx))
+        chosen = self._episode_seeds(idx) if seeds is None else _seed_array(seeds, len(idx))
         self._episodes[idx] += np.uint64(1)
         batch.reset_games(self._kstate, self._kspec, idx, chosen)
         self._stale[idx] = True

@@ -9,6 +9,7 @@ import pytest
 
 import rummy_env
 from rummy_env import Engine, Rules
+from rummy_env.engine.calls import mix64
 from rummy_env.engine.core import PARALLEL_MIN
 
 from .helpers.games import engine_state_dict, make_env
@@ -346,3 +347,18 @@ def test_threaded_step_refuses_an_illegal_action_before_stepping_any_game():
     actions[900] = mask[900].argmax()
     eng.step(actions)
     assert engine_state_dict(eng, 0) != before[0]
+
+
+def test_episode_seeds_are_the_splitmix_hash_of_seed_game_and_episode():
+    """The compiled ``episode_seeds`` is the documented hash: mix(mix(base + mix(game + 1)) ^ mix(episodes + 7))."""
+    engine = Engine(Rules(), num_games=6, seed=2**64 - 3)
+    engine.reset(games=[1, 4])
+    engine.reset(games=[4])
+    games = np.array([5, 4, 0, 1])
+    episodes = np.array([1, 3, 1, 2], dtype=np.uint64)
+    expected = mix64(
+        mix64(np.uint64(2**64 - 3) + mix64(games.astype(np.uint64) + np.uint64(1))) ^ mix64(episodes + np.uint64(7))
+    )
+    assert engine.episode_seeds(games).tolist() == expected.tolist()
+    with pytest.raises(ValueError, match="games must be indices in 0..5"):
+        engine.episode_seeds([6])

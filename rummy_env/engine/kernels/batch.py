@@ -13,7 +13,7 @@ from .ref import unpack
 from .refusals import refusal
 from .step import PLAYING, apply_action, end_hand, new_game
 from .table import refresh_accepts, slot_points
-from .turns import begin_draw, push_pile, shuffle_row
+from .turns import begin_draw, mix64, push_pile, shuffle_row
 
 SPAN = 32  # mask bytes summed at once when looking for the n-th legal action (nth_set)
 
@@ -24,6 +24,15 @@ def reset_games(s, k, games, seeds):
     s, k = borrowed((s, k))
     for i in range(games.shape[0]):
         new_game(s, k, games[i], seeds[i])
+
+
+@njit(cache=True)
+def episode_seeds_games(base, games, episodes, out):
+    """``out[i]``: the seed of the next episode of game ``games[i]`` of an engine seeded ``base`` whose games have
+    played ``episodes`` episodes (a splitmix64 hash of the three: ``Engine.episode_seeds``)."""
+    for i in range(games.shape[0]):
+        game = mix64(base + mix64(np.uint64(games[i]) + np.uint64(1)))
+        out[i] = mix64(game ^ mix64(episodes[games[i]] + np.uint64(7)))
 
 
 @inline
