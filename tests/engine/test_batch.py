@@ -360,5 +360,5 @@ def test_episode_seeds_are_the_splitmix_hash_of_seed_game_and_episode():
         mix64(np.uint64(2**64 - 3) + mix64(games.astype(np.uint64) + np.uint64(1))) ^ mix64(episodes + np.uint64(7))
     )
     assert engine.episode_seeds(games).tolist() == expected.tolist()
-    with pytest.raises(ValueError, match="games must be indices in 0..5"):
+    with pytest.raises(ValueError, match=r"games must be indices in 0\.\.5"):
         engine.episode_seeds([6])
