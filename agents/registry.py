@@ -1,5 +1,5 @@
-"""``make_agent``: an agent from a name (random, greedy, strategic, human, best, search[:options], noisy:EPS:AGENT)
-or a checkpoint path."""
+"""``make_agent``: an agent from a name (random, greedy, strategic, human, best, search[:options], noisy:EPS:AGENT,
+sample:CHECKPOINT) or a checkpoint path."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from .strategic import StrategicAgent
 
 MODELS = Path(__file__).resolve().parents[1] / "models"  # the shipped checkpoints
 BEST = "best"
+SAMPLE = "sample"  # sample:CHECKPOINT: the network's policy sampled, not its most likely action
 
 
 def _guided(checkpoint: str) -> str:
@@ -128,6 +129,10 @@ def make_agent(
     if kind == NOISY:
         eps, base = parse_noisy(key)
         return NoisyAgent(make_agent(base, rules, seed, deterministic), eps, seed)
+    if kind == SAMPLE:
+        agent = make_agent(key.removeprefix(SAMPLE + ":"), rules, seed, deterministic=False)
+        agent.name = f"{SAMPLE}:{agent.name}"
+        return agent
     if kind == "rllib":
         from .rllib_agent import RLlibAgent  # the rllib extra: ray is imported only for RLlib checkpoints
 
@@ -137,8 +142,8 @@ def make_agent(
 
 def agent_kind(name: str) -> str:
     """What ``make_agent(name)`` builds, found without loading anything: ``best``, ``registered``, ``search``,
-    ``noisy``, ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name or a missing
-    checkpoint."""
+    ``noisy``, ``sample``, ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name or a
+    missing checkpoint."""
     if name == BEST:
         return BEST
     if name in AGENTS:
@@ -148,6 +153,11 @@ def agent_kind(name: str) -> str:
     if name.startswith(NOISY + ":"):
         agent_kind(parse_noisy(name)[1])  # the base agent must exist too
         return NOISY
+    if name.startswith(SAMPLE + ":"):
+        base = name.removeprefix(SAMPLE + ":")
+        if agent_kind(base) not in ("policy", "rllib"):
+            raise ValueError(f"{SAMPLE}:CHECKPOINT samples a network's policy; {base!r} is no checkpoint")
+        return SAMPLE
     folder = Path(name.removeprefix("rllib:"))
     if name.startswith("rllib:") or (folder / "rllib_checkpoint.json").exists():
         if not folder.is_dir():
@@ -159,5 +169,5 @@ def agent_kind(name: str) -> str:
         return "policy"
     raise ValueError(
         f"unknown agent {name!r}: expected one of {', '.join(AGENTS)}, search:OPTIONS, noisy:EPS:AGENT, "
-        "a MaskablePPO .zip checkpoint or rllib:<RLlib checkpoint folder>"
+        "sample:CHECKPOINT, a MaskablePPO .zip checkpoint or rllib:<RLlib checkpoint folder>"
     )
