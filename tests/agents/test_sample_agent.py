@@ -33,3 +33,17 @@ def test_names_and_refusals():
     for bad, words in (("sample:strategic", "is no checkpoint"), ("sample:models/none.zip", "no checkpoint at")):
         with pytest.raises(ValueError, match=words):
             make_agent(bad)
+
+
+def test_wrapped_checkpoints_keep_their_wrapper_in_tables_and_run_folders():
+    from experiments.evaluate import display_names
+    from experiments.exploit import run_name
+
+    names = display_names([f"sample:{NET}", NET, f"noisy:0.10:{NET}", "strategic"])
+    assert names == [
+        "sample:rummy500_default_mlp",
+        "rummy500_default_mlp",
+        "noisy:0.1:rummy500_default_mlp",
+        "strategic",
+    ]
+    assert run_name(f"sample:{NET}") == "sample_rummy500_default_mlp" != run_name(NET)
