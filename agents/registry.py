@@ -171,3 +171,20 @@ def agent_kind(name: str) -> str:
         f"unknown agent {name!r}: expected one of {', '.join(AGENTS)}, search:OPTIONS, noisy:EPS:AGENT, "
         "sample:CHECKPOINT, a MaskablePPO .zip checkpoint or rllib:<RLlib checkpoint folder>"
     )
+
+
+def short_name(agent: str) -> str:
+    """A checkpoint's short name: a .zip's file stem, an RLlib checkpoint's run folder (``rllib:<run>``), behind the
+    ``sample:`` or ``noisy:EPS:`` of a spec that wraps one."""
+    if agent.startswith(SAMPLE + ":"):
+        return f"{SAMPLE}:{short_name(agent.removeprefix(SAMPLE + ':'))}"
+    if agent.startswith(NOISY + ":"):
+        eps, base = parse_noisy(agent)
+        return f"{NOISY}:{eps:g}:{short_name(base)}"
+    if agent.endswith(".zip"):
+        return Path(agent).stem
+    if agent.startswith("rllib:") or (Path(agent) / "rllib_checkpoint.json").exists():
+        parts = Path(agent.removeprefix("rllib:")).resolve().parts
+        run = parts[parts.index("checkpoints") - 1] if "checkpoints" in parts[1:] else parts[-1]
+        return f"rllib:{run}"
+    return agent

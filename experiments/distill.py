@@ -34,7 +34,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 from agents import make_agent
 from agents.checkpoints import record_rules, table_label
 from agents.cloning import CloneStats, Demonstrations, clone, collect
-from agents.registry import agent_kind
+from agents.registry import agent_kind, short_name
 from agents.selfplay import TrainVecEnv
 from experiments.cli import LOG_NAME, Number, check_numbers, counter, hands_bar, hydra_app, logger
 from experiments.ppo import build_model, check_device, evaluate, latest_path
@@ -210,7 +210,7 @@ def run_eval(cfg: DictConfig, model, rules: Rules, out: Path) -> list[dict]:
     if not int(e.games):
         return rows
     for opponent in e.opponents:
-        with hands_bar(int(e.games), f"eval vs {Path(str(opponent)).stem}") as progress:
+        with hands_bar(int(e.games), f"eval vs {short_name(str(opponent))}") as progress:
             rows.append(
                 evaluate(
                     model.policy,

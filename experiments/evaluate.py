@@ -23,9 +23,7 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from agents import GameResults, make_agent, play_games, wilson_interval
-from agents.noisy import NAME as NOISY
-from agents.noisy import parse_noisy
-from agents.registry import SAMPLE, agent_kind
+from agents.registry import agent_kind, short_name
 from experiments.cli import Number, check_numbers, hands_bar, hydra_app, logger
 from experiments.rules_config import rules_from_config
 from rummy_env.records import RecordWriter
@@ -50,23 +48,6 @@ FORMATS = {
     "rating": "{:.2f}",
     "ms_per_decision": "{:.3f}",
 }
-
-
-def short_name(agent: str) -> str:
-    """A checkpoint's short name: a .zip's file stem, an RLlib checkpoint's run folder (``rllib:<run>``), behind the
-    ``sample:`` or ``noisy:EPS:`` of a spec that wraps one."""
-    if agent.startswith(SAMPLE + ":"):
-        return f"{SAMPLE}:{short_name(agent.removeprefix(SAMPLE + ':'))}"
-    if agent.startswith(NOISY + ":"):
-        eps, base = parse_noisy(agent)
-        return f"{NOISY}:{eps:g}:{short_name(base)}"
-    if agent.endswith(".zip"):
-        return Path(agent).stem
-    if agent.startswith("rllib:") or (Path(agent) / "rllib_checkpoint.json").exists():
-        parts = Path(agent.removeprefix("rllib:")).resolve().parts
-        run = parts[parts.index("checkpoints") - 1] if "checkpoints" in parts[1:] else parts[-1]
-        return f"rllib:{run}"
-    return agent
 
 
 def display_names(agents: Sequence[str]) -> list[str]:

@@ -29,6 +29,7 @@ from stable_baselines3.common.logger import configure
 
 from agents.checkpoints import record_rules, table_label
 from agents.cloning import Demonstrations
+from agents.registry import short_name
 from agents.search import parse_search
 from experiments import distill
 from experiments.cli import Number, check_numbers, hydra_app, logger
@@ -118,7 +119,7 @@ def round_row(number: int, t0: float, decisions: int, agreement: float, evals: l
     row: dict[str, Any] = {"round": number, "minutes": (time.time() - t0) / 60, "decisions": decisions}
     row["agreement"] = agreement
     for e in evals:
-        name = Path(str(e["opponent"])).stem
+        name = short_name(str(e["opponent"]))
         row |= {f"win_rate_{name}": e["win_rate"], f"ci_low_{name}": e["ci_low"], f"ci_high_{name}": e["ci_high"]}
         row[f"games_{name}"] = e["games"]
     return row
@@ -138,7 +139,7 @@ def write_rounds(rows: list[dict], out: Path, writer: Any) -> None:
 
 def report(cfg: DictConfig, rows: list[dict], command: str) -> str:
     """report.md: the command, the settings and a line per round."""
-    names = [Path(str(o)).stem for o in cfg.eval.opponents] if int(cfg.eval.games) else []
+    names = [short_name(str(o)) for o in cfg.eval.opponents] if int(cfg.eval.games) else []
     lines = [
         f"# Expert iteration: `{cfg.search}` guided by the network, on {cfg.env.name}",
         "",

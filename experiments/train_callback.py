@@ -17,6 +17,7 @@ from omegaconf import DictConfig
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
+from agents.registry import short_name
 from agents.selfplay import OpponentPool
 from experiments.cli import Ticker, hands_bar, logger, on_terminal
 from experiments.ppo import evaluate
@@ -114,7 +115,7 @@ class TrainCallback(BaseCallback):
         cfg, rows = self.cfg.eval, []
         t = time.time()
         for opponent in cfg.opponents:
-            name = Path(str(opponent)).stem
+            name = short_name(str(opponent))
             with hands_bar(games, f"final eval vs {name}", enabled=final) as progress:
                 row = evaluate(
                     self.model.policy,
@@ -138,7 +139,8 @@ class TrainCallback(BaseCallback):
             writer.writeheader()
             writer.writerows(self.s["evals"])
         results = [
-            f"{Path(str(r['opponent'])).stem} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]" for r in rows
+            f"{short_name(str(r['opponent']))} {r['win_rate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+            for r in rows
         ]
         log.info(
             "[%9d] %s (%.0fs): %s",

@@ -39,7 +39,7 @@ from ray.rllib.utils.metrics import NUM_ENV_STEPS_SAMPLED_LIFETIME
 from torch.utils.tensorboard import SummaryWriter
 
 from agents import make_agent, play_games, wilson_interval
-from agents.registry import agent_kind
+from agents.registry import agent_kind, short_name
 from agents.rllib_agent import (
     LEARNER,
     RLLIB_PREFIX,
@@ -320,7 +320,7 @@ def periodic_eval(
     for opponent in cfg.eval.opponents:
         result = win_rate(agent, rules, str(opponent), int(cfg.eval.games), int(cfg.eval.seed), int(cfg.eval.max_steps))
         row = {"iteration": it, "steps": steps, **result, "final": False}
-        writer.add_scalar(f"eval/win_rate_{Path(str(opponent)).stem}", row["win_rate"], steps)
+        writer.add_scalar(f"eval/win_rate_{short_name(str(opponent))}", row["win_rate"], steps)
         rows.append(row)
     append_csv(out / "eval.csv", rows)
     return rows
