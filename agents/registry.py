@@ -1,5 +1,5 @@
 """``make_agent``: an agent from a name (random, greedy, strategic, human, best, search[:options], noisy:EPS:AGENT,
-sample:CHECKPOINT) or a checkpoint path."""
+sample:CHECKPOINT, mix:A|B|...) or a checkpoint path."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from .base import Agent
 from .checkpoints import table_changes
 from .greedy import GreedyAgent
 from .human import HumanAgent
+from .mixture import NAME as MIX
+from .mixture import SEPARATOR, MixtureAgent, parse_mix
 from .noisy import NAME as NOISY
 from .noisy import NoisyAgent, parse_noisy
 from .policy import PolicyAgent
@@ -129,6 +131,8 @@ def make_agent(
     if kind == NOISY:
         eps, base = parse_noisy(key)
         return NoisyAgent(make_agent(base, rules, seed, deterministic), eps, seed)
+    if kind == MIX:
+        return MixtureAgent([make_agent(member, rules, seed, deterministic) for member in parse_mix(key)], seed)
     if kind == SAMPLE:
         agent = make_agent(key.removeprefix(SAMPLE + ":"), rules, seed, deterministic=False)
         agent.name = f"{SAMPLE}:{agent.name}"
@@ -142,8 +146,8 @@ def make_agent(
 
 def agent_kind(name: str) -> str:
     """What ``make_agent(name)`` builds, found without loading anything: ``best``, ``registered``, ``search``,
-    ``noisy``, ``sample``, ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name or a
-    missing checkpoint."""
+    ``noisy``, ``sample``, ``mix``, ``rllib`` or ``policy``; a ``ValueError`` naming the choices for an unknown name
+    or a missing checkpoint."""
     if name == BEST:
         return BEST
     if name in AGENTS:
@@ -153,6 +157,10 @@ def agent_kind(name: str) -> str:
     if name.startswith(NOISY + ":"):
         agent_kind(parse_noisy(name)[1])  # the base agent must exist too
         return NOISY
+    if name.startswith(MIX + ":"):
+        for member in parse_mix(name):
+            agent_kind(member)  # every member must exist
+        return MIX
     if name.startswith(SAMPLE + ":"):
         base = name.removeprefix(SAMPLE + ":")
         if agent_kind(base) not in ("policy", "rllib"):
@@ -169,13 +177,15 @@ def agent_kind(name: str) -> str:
         return "policy"
     raise ValueError(
         f"unknown agent {name!r}: expected one of {', '.join(AGENTS)}, search:OPTIONS, noisy:EPS:AGENT, "
-        "sample:CHECKPOINT, a MaskablePPO .zip checkpoint or rllib:<RLlib checkpoint folder>"
+        "sample:CHECKPOINT, mix:A|B|..., a MaskablePPO .zip checkpoint or rllib:<RLlib checkpoint folder>"
     )
 
 
 def short_name(agent: str) -> str:
     """A checkpoint's short name: a .zip's file stem, an RLlib checkpoint's run folder (``rllib:<run>``), behind the
-    ``sample:`` or ``noisy:EPS:`` of a spec that wraps one."""
+    ``sample:`` or ``noisy:EPS:`` of a spec that wraps one; a mixture's members each by their short name."""
+    if agent.startswith(MIX + ":"):
+        return f"{MIX}:" + SEPARATOR.join(short_name(member) for member in parse_mix(agent))
     if agent.startswith(SAMPLE + ":"):
         return f"{SAMPLE}:{short_name(agent.removeprefix(SAMPLE + ':'))}"
     if agent.startswith(NOISY + ":"):
