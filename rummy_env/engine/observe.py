@@ -39,10 +39,10 @@ The partner (``partnership``) is relative seat 2: their public cards are in ``kn
 and ``placed``. Sections after ``called`` exist only under the switches named.
 
 Nothing here depends on another hand's hidden cards or on the stock order. The vector is
-filled by the compiled ``kernels.observation.observe_row``, which also bounds every value to
-``[-OBS_BOUND, OBS_BOUND]`` (only a score beyond ten times the target, or ten times 100 points
-melded in a hand, reaches the bound): every face (the AEC env, the VecEnv, the agents) reads
-the same bounded vector.
+filled by the compiled ``kernels.observation.observe_row``, which bounds the scores and points
+to ``[-OBS_BOUND, OBS_BOUND]`` (only a score beyond ten times the target, or ten times 100 points
+melded in a hand, reaches the bound; every other entry is a count or a flag scaled inside it):
+every face (the AEC env, the VecEnv, the agents) reads the same bounded vector.
 """
 
 from __future__ import annotations

@@ -31,3 +31,15 @@ def test_scores_beyond_ten_targets_read_as_the_bound_everywhere():
     engine_view = env.engine.observe(np.array([0]))[0]
     assert np.array_equal(engine_view, env.observe("player_0")["observation"])
     assert np.abs(Engine(num_games=64, seed=0).observe()).max() <= OBS_BOUND
+
+
+def test_partnership_sides_scores_beyond_ten_targets_read_as_the_bound():
+    rules = {"players": 4, "partnership": True}
+    env = rummy_env.raw_env(rules=rummy_env.Rules(**rules))
+    hands = [["2S", "4C", "5D", "8H", "JC", "KS", "KD"], ["3C", "9D", "TS", "4H", "7S", "QH", "AC"]]
+    hands += [["2H", "4D", "5S", "8C", "JD", "KH", "QS"], ["3D", "9S", "TH", "4S", "7C", "QD", "AH"]]
+    env.reset(options={"scenario": scenario(hands, discard=["6C"], scores=[-3000, 4000, -2900, 1100], rules=rules)})
+    sides = rules_obs_layout(env.rules, env.spec.copies).slice("side_scores")
+    obs = env.observe("player_0")["observation"]
+    assert env.observation_space("player_0").contains(env.observe("player_0"))
+    assert np.array_equal(obs[sides], np.float32([-OBS_BOUND, OBS_BOUND]))

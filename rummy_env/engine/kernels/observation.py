@@ -75,10 +75,10 @@ def observe_row(s, k, g, seat, out):
         for c in range(NUM_KINDS):
             held += hand[other, c]
         out[i + j] = np.float32(held) * THIRTEENTH
-        out[i + players + j] = np.float32(np.float64(s.scores[g, other]) * to_target)
-        out[i + 2 * players + j] = np.float32(s.melded_points[g, other]) * HUNDREDTH
+        out[i + players + j] = bounded(np.float32(np.float64(s.scores[g, other]) * to_target))
+        out[i + 2 * players + j] = bounded(np.float32(s.melded_points[g, other]) * HUNDREDTH)
     i += 3 * players
-    out[i] = np.float32(s.turn_points[g]) * HUNDREDTH
+    out[i] = bounded(np.float32(s.turn_points[g]) * HUNDREDTH)
     i += 1
     if s.phase[g] < PHASES:
         out[i + s.phase[g]] = 1.0
@@ -111,8 +111,8 @@ def observe_row(s, k, g, seat, out):
         i += VARIANT_PHASES
     if k.partnership:
         side = side_of(seat)
-        out[i] = np.float32(np.float64(s.scores[g, side] + s.scores[g, side + 2]) * to_target)
-        out[i + 1] = np.float32(np.float64(s.scores[g, 1 - side] + s.scores[g, 3 - side]) * to_target)
+        out[i] = bounded(np.float32(np.float64(s.scores[g, side] + s.scores[g, side + 2]) * to_target))
+        out[i + 1] = bounded(np.float32(np.float64(s.scores[g, 1 - side] + s.scores[g, 3 - side]) * to_target))
         i += 2
     if k.deals > 0:
         played = s.hand_no[g] + (1 if s.phase[g] == GAME_OVER else 0)
@@ -120,14 +120,13 @@ def observe_row(s, k, g, seat, out):
         i += 1
     if k.dealers_joker:
         observe_gambit(s, g, out, i)
-    bound_row(out)
 
 
 @inline
-def bound_row(out):
-    """Every value of ``out`` within ``[-OBS_BOUND, OBS_BOUND]``, the observation spaces' bounds."""
-    for j in range(out.shape[0]):
-        out[j] = min(max(out[j], LOW), HIGH)
+def bounded(x):
+    """``x`` within ``[-OBS_BOUND, OBS_BOUND]``, the observation spaces' bounds: scores and points are the only
+    values that can leave them (every other entry is a count or a flag scaled into [0, 10])."""
+    return min(max(x, LOW), HIGH)
 
 
 @kernel
