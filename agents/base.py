@@ -134,12 +134,16 @@ def best_row(scores: np.ndarray, mask: np.ndarray) -> int:
     return chosen
 
 
+def game_key(engine: Engine, games: np.ndarray, seed: int, salt: np.uint64 = _SALT) -> np.ndarray:
+    """``uint64 [n]`` a hash of each game's seed and an agent's ``seed`` (and ``salt``): fixed for the whole game."""
+    return mix64(engine.state.seed[games] ^ mix64(np.uint64((seed % 2**64 + int(salt)) % 2**64)))  # a wrapping sum
+
+
 def game_uniforms(engine: Engine, games: np.ndarray, seed: int, size: int) -> np.ndarray:
     """``float64 [n, size]`` uniforms fixed by (agent seed, game seed, step, seat): the same whatever the batch."""
     s = engine.state
     with np.errstate(over="ignore"):
-        key = mix64(s.seed[games] ^ mix64(np.uint64(seed % 2**64) + _SALT))
-        key = mix64(key + s.steps[games].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        key = mix64(game_key(engine, games, seed) + s.steps[games].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
         key = mix64(key ^ s.current[games].astype(np.uint64))
         bits = mix64(key[:, None] + np.arange(1, size + 1, dtype=np.uint64)[None, :])
     return (bits >> np.uint64(11)).astype(np.float64) / float(2**53)

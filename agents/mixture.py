@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from rummy_env.engine import Engine
-from rummy_env.engine.calls import mix64
 
-from .base import Agent
+from .base import Agent, game_key
 
 NAME = "mix"
 SEPARATOR = "|"
@@ -41,8 +40,7 @@ class MixtureAgent(Agent):
 
     def member_of(self, engine: Engine, games: np.ndarray) -> np.ndarray:
         """``int64 [n]`` the member that plays each game (the same at every move of a game)."""
-        key = mix64(engine.state.seed[games].astype(np.uint64) ^ mix64(np.uint64(self.seed % 2**64) + _SALT))
-        return (key % np.uint64(len(self.members))).astype(np.int64)
+        return (game_key(engine, games, self.seed, _SALT) % np.uint64(len(self.members))).astype(np.int64)
 
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """Each game's action as its member chooses it."""
