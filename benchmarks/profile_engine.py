@@ -18,10 +18,11 @@ fixed cost per Python call, so it inflates batch 1 (many small calls) much more 
 ``--kernels`` times the compiled kernels instead, on one thread (``time.thread_time``, so
 other processes on the machine matter less): the observation and the legal mask of every
 game, at batch sizes from one that fits in the L1 cache to one that does not fit in L2,
-then the mask of the games in each phase, then the step of one random legal action in each
-game by the action's kind and the new mask and observation after it. Flat costs across
-batch sizes mean the kernels are bound by their instructions, not by memory; a cost that
-grows with the batch means memory.
+then the mask of the games in each phase, then the fused step (a random legal action, the
+step, the new mask and observation) of games played forward at batches from 256 to 16,384,
+then the step of one random legal action in each game by the action's kind and the new mask
+and observation after it. Flat costs across batch sizes mean the kernels are bound by their
+instructions, not by memory; a cost that grows with the batch means memory.
 """
 
 from __future__ import annotations
@@ -44,7 +45,11 @@ if __package__ in (None, ""):  # run as `python benchmarks/profile_engine.py`
 from benchmarks.throughput import desynchronised_state, random_legal_actions
 from rummy_env import Engine, Rules
 from rummy_env.actions import KIND_NAMES, layout_for
+from rummy_env.engine import uniform_legal
+from rummy_env.engine.calls import step_kernel
 from rummy_env.engine.state import PHASE_NAMES
+
+WORKING_SETS = (256, 1024, 4096, 16384)  # batches of the one-thread step: in L2, at its edge, the benchmark's, past L3
 
 
 def parse_args() -> argparse.Namespace:
@@ -148,6 +153,34 @@ def kernel_table(seed: int, rules: Rules) -> None:
         print(f"| {name} | {len(games)} | {ns_per_game(masks_of, len(games), 50):.0f} |")
 
 
+def working_set_table(seed: int, rules: Rules, batches: tuple[int, ...] = WORKING_SETS, steps: int = 4_000_000) -> None:
+    """Print ns per game-step of the fused step (a random legal action, the step, the new mask and observation: the
+    kernel ``step_and_observe`` enters) on one thread by batch size, from desynchronised games played forward: every
+    game's state, mask and observation are touched once a step, so a cost that grows with the batch is the time its
+    working set (about 4.5 kB a game) waits for memory."""
+    pool_state = desynchronised_state(rules, max(batches), seed, steps=600)
+    print("\n| games | working set MB | step+mask+obs ns/game (one thread, median step) |\n|---:|---:|---:|")
+    for batch in batches:
+        eng = Engine(rules, num_games=batch, seed=seed)
+        eng.load_state(np.arange(batch), pool_state.take(np.arange(batch)))
+        rng = np.random.default_rng(seed)
+        games, out = np.arange(batch), np.empty((batch, eng.obs_dim), dtype=np.float32)
+        rewards, done, truncated = np.zeros((batch, rules.players)), np.zeros(batch, bool), np.zeros(batch, bool)
+        times = []
+        for _ in range(max(steps // batch, 20)):
+            actions = uniform_legal(eng.legal_mask(), rng.random(batch))
+            rewards[:] = 0.0
+            start = time.thread_time()
+            step_kernel(eng._ref, games, actions, False, True, rewards, done, truncated, 0, out)
+            times.append(time.thread_time() - start)
+            ended = done.nonzero()[0]
+            if len(ended):
+                eng.reset(games=ended)
+        size = sum(a.nbytes for a in vars(eng.state).values() if isinstance(a, np.ndarray)) + out.nbytes
+        size += eng.legal_mask().nbytes
+        print(f"| {batch} | {size / 2**20:.2f} | {np.median(times[5:]) / batch * 1e9:.0f} |")
+
+
 def step_table(seed: int, rules: Rules, batch: int = 4000, repeats: int = 5) -> None:
     """Print, by the kind of a random legal action, its share of the actions and the ns per game of ``step`` and of
     the new mask and observation after it (the games of a desynchronised batch, one thread; a kind of few games
@@ -180,6 +213,7 @@ def main() -> None:
     args = parse_args()
     if args.kernels:
         kernel_table(args.seed, args.rules)
+        working_set_table(args.seed, args.rules)
         step_table(args.seed, args.rules)
         return
     pool_state = None

@@ -77,6 +77,16 @@ def test_profile_engine_times_the_step_by_the_kind_of_action(capsys):
     assert all(float(value) >= 0 for cells in kinds.values() for value in cells[2:])
 
 
+def test_profile_engine_times_the_fused_step_by_the_size_of_the_batch(capsys):
+    from benchmarks import profile_engine
+
+    profile_engine.working_set_table(seed=0, rules=Rules(), batches=(8, 32), steps=400)
+    rows = [line.strip("|").split(" | ") for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    sizes = {int(cells[0]): (float(cells[1]), float(cells[2])) for cells in rows[1:]}
+    assert list(sizes) == [8, 32]
+    assert 0 < sizes[8][0] < sizes[32][0] and all(ns > 0 for _, ns in sizes.values())
+
+
 def test_profile_engine_reads_rules_as_key_value_pairs_and_names_a_bad_one():
     from benchmarks import profile_engine
 
