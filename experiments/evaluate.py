@@ -47,6 +47,7 @@ FORMATS = {
     "sigma": "{:.2f}",
     "rating": "{:.2f}",
     "ms_per_decision": "{:.3f}",
+    "truncated": "{:.3f}",
 }
 
 
@@ -253,13 +254,18 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
         recorder.close()
 
     lineup_names = [" ".join(names[a] for a in lineup) for lineup in lineups]
-    rows = seat_stats(results).assign(lineup=np.repeat([lineup_names[i] for i in lineup_id], rules.players))
+    game_lineups = [lineup_names[i] for i in lineup_id]
+    rows = seat_stats(results).assign(lineup=np.repeat(game_lineups, rules.players))
     per_agent = summarise(rows, names).merge(ratings(results, names), on="agent").merge(timing(results, names))
     per_agent["source"] = [specs[names.index(a)] for a in per_agent.agent]  # the full spec, in the CSV only
-    per_lineup = [summarise(group, names).assign(lineup=name) for name, group in rows.groupby("lineup", sort=False)]
+    stopped = pd.Series(results.truncated).groupby(np.array(game_lineups)).mean()
+    per_lineup = [
+        summarise(group, names).assign(lineup=name, truncated=stopped[name])
+        for name, group in rows.groupby("lineup", sort=False)
+    ]
     games = pd.DataFrame(
         {
-            "lineup": [lineup_names[i] for i in lineup_id],
+            "lineup": game_lineups,
             "seed": seeds,
             **{f"seat{p}": [names[a] for a in seats[:, p]] for p in range(rules.players)},
             **{f"score{p}": results.scores[:, p] for p in range(rules.players)},
@@ -276,7 +282,7 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
         "games": games,
     }
     if rules.partnership:
-        tables["sides"] = side_stats(results, names, [lineup_names[i] for i in lineup_id])
+        tables["sides"] = side_stats(results, names, game_lineups)
     return tables
 
 
@@ -291,7 +297,8 @@ SIDES_TITLE = (
 )
 LINEUPS_TITLE = (
     "Head-to-head: each line-up's games on their own (an agent can win a line-up and rank "
-    "lower overall, where its other games count too)"
+    "lower overall, where its other games count too); truncated: the share of its games stopped at max_steps, "
+    "each won by the leader on score (two agents that never end a hand show here)"
 )
 
 

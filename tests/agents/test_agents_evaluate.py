@@ -17,6 +17,7 @@ from experiments.evaluate import (
     AGENTS_TITLE,
     LINEUPS_TITLE,
     lineups_for,
+    markdown,
     rotations,
     run_tournament,
     schedule,
@@ -80,6 +81,15 @@ def test_tournament_is_reproducible_and_writes_reports(tmp_path):
     write_reports(first, cfg, tmp_path)
     for name in ("agents.csv", "lineups.csv", "games.csv", "report.md", "winrates.png"):
         assert (tmp_path / name).stat().st_size > 0
+
+
+def test_each_lineup_reports_the_share_of_its_games_stopped_at_max_steps():
+    lineups = "lineups=[[greedy,random],[greedy,strategic]]"
+    finished = run_tournament(tiny_config("agents=[greedy,random,strategic]", lineups, "rules.target_score=100"))
+    assert (finished["lineups"].truncated == 0.0).all() and not finished["games"].truncated.any()
+    stopped = run_tournament(tiny_config("agents=[greedy,random,strategic]", lineups, "max_steps=30"))
+    assert (stopped["lineups"].truncated == 1.0).all() and stopped["games"].truncated.all()
+    assert "truncated" in markdown(stopped, tiny_config()).split("## Line-ups")[1]
 
 
 def test_four_player_table():
