@@ -38,10 +38,11 @@ def _guided(checkpoint: str) -> str:
 # time": experiments.evaluate batch=1 against strategic, 2026-12-06, the machine idle; models/README.md, best).
 BEST_AGENTS: dict[str, tuple[str, str]] = {
     "2 players": (
-        _guided("rummy500_default_mlp.zip"),
+        _guided("rummy500_default_pile_mlp.zip"),
         (
-            "README.md Leaderboard, 2 players: first, 0.836 [0.797, 0.869], beat every other agent 35-15 or more; "
-            "4.5 ms a decision one game at a time"
+            "models/README.md, The pile view at two players: 0.885 [0.850, 0.913] of 400 games against strategic "
+            "where the README leaderboard's first (guided by rummy500_default_mlp) gives 0.853 on the same deals, "
+            "and 0.533 [0.505, 0.561] of 1,200 games against it; 6.3-7.6 ms a decision one game at a time"
         ),
     ),
     "3 players": (
