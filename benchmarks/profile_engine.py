@@ -45,7 +45,6 @@ if __package__ in (None, ""):  # run as `python benchmarks/profile_engine.py`
 from benchmarks.throughput import desynchronised_state, random_legal_actions
 from rummy_env import Engine, Rules
 from rummy_env.actions import KIND_NAMES, layout_for
-from rummy_env.engine import uniform_legal
 from rummy_env.engine.calls import step_kernel
 from rummy_env.engine.state import PHASE_NAMES
 
@@ -83,8 +82,9 @@ def parse_rules(pairs: list[str]) -> Rules:
     return Rules.from_dict(fields)
 
 
-def make_engine(args: argparse.Namespace, batch: int, pool_state) -> Engine:
-    eng = Engine(args.rules, num_games=batch, seed=args.seed)
+def make_engine(rules: Rules, seed: int, batch: int, pool_state) -> Engine:
+    """``batch`` games of ``rules``, loaded from the desynchronised snapshots ``pool_state`` (if any) past one game."""
+    eng = Engine(rules, num_games=batch, seed=seed)
     if pool_state is not None and batch > 1:
         eng.load_state(np.arange(batch), pool_state.take(np.arange(batch)))
     return eng
@@ -161,14 +161,13 @@ def working_set_table(seed: int, rules: Rules, batches: tuple[int, ...] = WORKIN
     pool_state = desynchronised_state(rules, max(batches), seed, steps=600)
     print("\n| games | working set MB | step+mask+obs ns/game (one thread, median step) |\n|---:|---:|---:|")
     for batch in batches:
-        eng = Engine(rules, num_games=batch, seed=seed)
-        eng.load_state(np.arange(batch), pool_state.take(np.arange(batch)))
+        eng = make_engine(rules, seed, batch, pool_state)
         rng = np.random.default_rng(seed)
         games, out = np.arange(batch), np.empty((batch, eng.obs_dim), dtype=np.float32)
         rewards, done, truncated = np.zeros((batch, rules.players)), np.zeros(batch, bool), np.zeros(batch, bool)
         times = []
         for _ in range(max(steps // batch, 20)):
-            actions = uniform_legal(eng.legal_mask(), rng.random(batch))
+            actions = random_legal_actions(rng, eng.legal_mask())
             rewards[:] = 0.0
             start = time.thread_time()
             step_kernel(eng._ref, games, actions, False, True, rewards, done, truncated, 0, out)
@@ -230,7 +229,7 @@ def main() -> None:
             print("pyinstrument is not installed; using cProfile", file=sys.stderr)
 
     for batch in args.batches:
-        eng = make_engine(args, batch, pool_state)
+        eng = make_engine(args.rules, args.seed, batch, pool_state)
         rng = np.random.default_rng(args.seed)
         loop(eng, rng, 0.5)  # warm-up
 

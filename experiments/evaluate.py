@@ -258,11 +258,6 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
     rows = seat_stats(results).assign(lineup=np.repeat(game_lineups, rules.players))
     per_agent = summarise(rows, names).merge(ratings(results, names), on="agent").merge(timing(results, names))
     per_agent["source"] = [specs[names.index(a)] for a in per_agent.agent]  # the full spec, in the CSV only
-    stopped = pd.Series(results.truncated).groupby(np.array(game_lineups)).mean()
-    per_lineup = [
-        summarise(group, names).assign(lineup=name, truncated=stopped[name])
-        for name, group in rows.groupby("lineup", sort=False)
-    ]
     games = pd.DataFrame(
         {
             "lineup": game_lineups,
@@ -275,7 +270,14 @@ def run_tournament(cfg: dict[str, Any], record_path: Path | None = None) -> dict
             "truncated": results.truncated,
         }
     )
-    per_lineup = pd.concat(per_lineup, ignore_index=True)
+    stopped = games.groupby("lineup").truncated.mean()
+    per_lineup = pd.concat(
+        [
+            summarise(group, names).assign(lineup=name, truncated=stopped[name])
+            for name, group in rows.groupby("lineup", sort=False)
+        ],
+        ignore_index=True,
+    )
     tables = {
         "agents": per_agent.sort_values("rating", ascending=False, ignore_index=True),
         "lineups": per_lineup[["lineup", *[c for c in per_lineup if c != "lineup"]]],
