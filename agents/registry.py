@@ -46,22 +46,27 @@ BEST_AGENTS: dict[str, tuple[str, str]] = {
         ),
     ),
     "3 players": (
-        _guided("rummy500_three_players_mlp.zip"),
-        "README.md Leaderboard, 3 players: first, 0.511 [0.439, 0.583] (par 0.333); 5.1 ms a decision one at a time",
+        _guided("rummy500_three_players_pile_mlp.zip"),
+        (
+            "models/README.md, Pile-view guides: 0.711 [0.641, 0.772] of 180 games against two strategic where the "
+            "search guided by rummy500_three_players_mlp gives 0.633 on the same deals, and 0.520 [0.464, 0.576] "
+            "of 300 games at a table with it and strategic (it: 0.353); 5.7 ms a decision one game at a time"
+        ),
     ),
     "4 players": (
-        _guided("rummy500_four_players_mlp.zip"),
+        _guided("rummy500_four_players_pile_mlp.zip"),
         (
-            "README.md Leaderboard, 4 players: the most wins, 0.388 [0.315, 0.465] (par 0.25; the pile-view "
-            "checkpoint rates higher on placings, 0.237 wins); 0.525 of 400 games against three strategic "
-            "(models/README.md, Guided search); 7.2 ms a decision one game at a time"
+            "models/README.md, Pile-view guides: 0.635 [0.566, 0.699] of 200 games against three strategic where "
+            "the search guided by rummy500_four_players_mlp gives 0.525 on the same deals, and 0.504 [0.441, 0.567] "
+            "of 240 games at a table with it and two strategic (it: 0.167); 6.6 ms a decision one game at a time"
         ),
     ),
     "partnership": (
-        _guided("partnership_recipe_strong_mlp.zip"),
+        _guided("partnership_pile_mlp.zip"),
         (
-            "README.md Leaderboard, partnership: first, 0.796 [0.770, 0.820] (par 0.5), beat every other side "
-            "0.73-0.84; 5.8 ms a decision one game at a time"
+            "models/README.md, Pile-view guides: 0.835 [0.777, 0.880] of 200 games against a strategic side where "
+            "the search guided by partnership_recipe_strong_mlp gives 0.780 on the same deals, and 0.534 [0.490, "
+            "0.577] of 500 games against it; 6.1 ms a decision one game at a time"
         ),
     ),
     "persian": (
