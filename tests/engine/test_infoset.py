@@ -160,3 +160,38 @@ def test_one_hand_hidden_test_agrees_with_the_observation():
         mask = engine.legal_mask()
         engine.step(np.argmax(rng.random(mask.shape) * mask, axis=1), auto_reset=True)
     assert len(phases) >= 3 and blind >= 8  # every game starts in phase power
+
+
+# Persian: player_0 put down a group of three jokers; the fourth joker of the deck is in the stock.
+JOKER_GROUP = {
+    "hands": [["6D", "TD", "JD", "KD", "9S"], ["QC", "AH", "8H"], ["7H", "AS", "KS"], ["JC", "8D", "QD", "TS", "JS"]],
+    "discard": ["4S", "5D", "3S", "5H", "AC", "6H"],
+    "stock": ["8S", "QH", "3D", "QS", "KH", "5S", "4H", "3H", "7D", "KC", "JK"]
+    + ["7S", "9C", "6S", "AD", "JH", "9D", "4D", "9H", "TH", "TC"],
+    "melds": [
+        {"owner": 1, "cards": ["2C", "2D", "2H", "2S"], "owners": [1, 2, 1, 1]},
+        {"owner": 2, "cards": ["3C", "4C", "5C", "6C", "7C", "8C"], "owners": [2, 2, 2, 1, 3, 3]},
+        {"owner": 0, "cards": ["JK", "JK", "JK"], "owners": [0, 0, 0]},
+    ],
+    "current_player": 0,
+    "dealer": 3,
+    "phase": "play",
+    "opened": [True, True, True, True],
+}
+
+
+def test_a_group_of_jokers_on_the_table_is_in_sight():
+    """The jokers of a group of jokers (``joker_mode="groups_only"``) are on the table, not among the unseen cards: a
+    sample deals only the stock's joker, and the search, which plays on such samples, can choose a move."""
+    rules = Rules.preset("persian")
+    env = loaded(rules, JOKER_GROUP)
+    for seat in range(4):
+        unseen = unseen_counts(env.engine.spec, env.engine.state, np.array([0]), seats=seat)[0]
+        others = [card for p, hand in enumerate(JOKER_GROUP["hands"]) if p != seat for card in hand]
+        assert unseen[parse_card("JK")] == 1, f"seat {seat}: the group's three jokers counted as unseen"
+        assert unseen.sum() == len(others) + len(JOKER_GROUP["stock"])
+        drawn = sample(JOKER_GROUP, seat, seed=seat, rules=rules)
+        assert loaded(rules, drawn).state_dict() == drawn
+    search = make_agent("search:4", rules, seed=0)
+    action = search.act(env.engine, np.array([0]), None, env.engine.legal_mask([0]))
+    assert env.engine.legal_mask([0])[0, int(action[0])]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...cards import JOKER, NUM_KINDS, NUM_NATURAL, NUM_RANKS
+from ...melds import JOKERS
 from ..observe import DEALERS_JOKER, OBS_BOUND, VARIANT_PHASES
 from ..state import DJ_BLOCKED, DJ_POWER, DJ_USED, GAME_OVER, OUT_OF_PLAY, POWER_PHASE
 from .jit import inline, kernel
@@ -144,7 +145,7 @@ def observe_gambit(s, g, out, i):
 @kernel
 def unseen_row(s, k, g, seat, out):
     """``out [53]``: the copies of each kind ``seat`` cannot see in game ``g``: the deck less its own hand (unless it
-    names the power blind), the others' known cards, the pile and the table, and under ``dealers_joker`` the cards
+    names the power blind), the others' known cards, the pile and the table (groups of jokers included), and under ``dealers_joker`` the cards
     out of play and the dealer's joker while it is apart (docs/rules.md §8.8)."""
     hand, known, placed, pile_pos = s.hand[g], s.known[g], s.placed[g], s.pile_pos[g]
     for c in range(NUM_KINDS):
@@ -164,6 +165,10 @@ def unseen_row(s, k, g, seat, out):
             out[c] -= pile_pos[copy, c] > 0
     for j in range(s.table_jokers.shape[1]):
         out[JOKER] -= s.table_jokers[g, j]
+    if k.groups_only:  # the jokers of groups of jokers stand for no card, so table_jokers leaves them out
+        for m in range(s.num_melds[g]):
+            if s.meld_kind[g, m] == JOKERS:
+                out[JOKER] -= s.meld_len[g, m]
     if k.dealers_joker:
         for c in range(NUM_KINDS):
             out[c] -= s.dj[g, OUT_OF_PLAY + c]
