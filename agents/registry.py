@@ -66,14 +66,16 @@ BEST_AGENTS: dict[str, tuple[str, str]] = {
         (
             "models/README.md, Pile-view guides: 0.835 [0.777, 0.880] of 200 games against a strategic side where "
             "the search guided by partnership_recipe_strong_mlp gives 0.780 on the same deals, and 0.534 [0.490, "
-            "0.577] of 500 games against it; 6.1 ms a decision one game at a time"
+            "0.577] of 500 games against it (27-33 of the README round robin's 60); 6.1 ms a decision one game at "
+            "a time"
         ),
     ),
     "persian": (
-        str(MODELS / "persian_recipe_strong_mlp.zip"),
+        _guided("persian_recipe_strong_mlp.zip"),
         (
-            "models/README.md, persian_recipe_strong_mlp.zip: 0.642 [0.612, 0.671] against a strategic side, 0.610 "
-            "against persian_team_mlp (no search measured at this table); 0.34 ms a decision one game at a time"
+            "models/README.md, Pile-view guides (Persian): 0.845 [0.788, 0.889] of 200 games against a strategic "
+            "side where persian_recipe_strong_mlp alone gives 0.645 on the same deals, and 0.705 [0.638, 0.764] of "
+            "200 games against it; 7.1 ms a decision one game at a time"
         ),
     ),
 }

@@ -145,8 +145,8 @@ def observe_gambit(s, g, out, i):
 @kernel
 def unseen_row(s, k, g, seat, out):
     """``out [53]``: the copies of each kind ``seat`` cannot see in game ``g``: the deck less its own hand (unless it
-    names the power blind), the others' known cards, the pile and the table (groups of jokers included), and under ``dealers_joker`` the cards
-    out of play and the dealer's joker while it is apart (docs/rules.md §8.8)."""
+    names the power blind), the others' known cards, the pile and the table (groups of jokers included), and under
+    ``dealers_joker`` the cards out of play and the dealer's joker while it is apart (docs/rules.md §8.8)."""
     hand, known, placed, pile_pos = s.hand[g], s.known[g], s.placed[g], s.pile_pos[g]
     for c in range(NUM_KINDS):
         out[c] = 0
