@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 
 from ..rules import Rules
@@ -18,20 +16,8 @@ from .kernels.work import Work
 from .observe import rules_obs_layout
 from .spec import game_spec
 from .state import GAME_OVER, State
-
-PARALLEL_MIN = 1024  # games from which masks, steps and observations are split across threads (benchmarks/NOTES.md)
-_pool: ThreadPoolExecutor | None = None  # the threads that run an engine's chunks after the first
-
-
-def _in_threads(run: Callable[..., Any], chunks: list[tuple]) -> list[Any]:
-    """``run(*chunk)`` for every chunk, the first on this thread and the others on the pool; their results in
-    order."""
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max(numba.config.NUMBA_NUM_THREADS - 1, 1), "rummy-env")  # type: ignore[attr-defined]
-    later = [_pool.submit(run, *chunk) for chunk in chunks[1:]]
-    first = run(*chunks[0])
-    return [first, *(future.result() for future in later)]
+from .threads import PARALLEL_MIN, shares
+from .threads import in_threads as _in_threads
 
 
 class NoLegalActionError(RuntimeError):
@@ -276,8 +262,7 @@ class Engine:
 
     def _chunk_bounds(self, count: int) -> list[tuple[Any, int, int]]:
         """``(ref, lo, hi)`` of each thread's share of ``count`` games (callers go serial below ``PARALLEL_MIN``)."""
-        chunks = min(self._work.threads, count)
-        return [(self._refs[t], t * count // chunks, (t + 1) * count // chunks) for t in range(chunks)]
+        return [(self._refs[t], lo, hi) for t, (lo, hi) in enumerate(shares(count, self._work.threads))]
 
     def _refuse(self, game: int, action: int) -> None:
         """Raise the ``ValueError`` that explains why ``action`` is illegal in ``game`` (``NoLegalActionError`` where

@@ -77,3 +77,18 @@ def test_views_and_lists():
     u = np.linspace(0, 1, 10, endpoint=False)
     mask.flags.writeable = False
     assert (uniform_legal(mask[::2], list(u[::2])) == kth_legal(mask[::2], u[::2])).all()
+
+
+def test_threaded_rows_pick_the_same_and_name_the_bad_row():
+    """From ``PARALLEL_MIN`` rows the threads share the rows: the same picks, and a bad uniform in a later share is
+    named by its row in the whole batch."""
+    from rummy_env.engine.threads import PARALLEL_MIN
+
+    rows = PARALLEL_MIN + 3
+    rng = np.random.default_rng(7)
+    mask = rng.random((rows, 437)) < 0.02
+    u = rng.random(rows)
+    assert (uniform_legal(mask, u) == kth_legal(mask, u)).all()
+    u[rows - 2] = 2.0
+    with pytest.raises(ValueError, match=rf"u\[{rows - 2}\] = 2.0"):
+        uniform_legal(mask, u)
