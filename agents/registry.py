@@ -73,9 +73,9 @@ BEST_AGENTS: dict[str, tuple[str, str]] = {
     "persian": (
         _guided("persian_recipe_strong_mlp.zip"),
         (
-            "models/README.md, Pile-view guides (Persian): 0.845 [0.788, 0.889] of 200 games against a strategic "
-            "side where persian_recipe_strong_mlp alone gives 0.645 on the same deals, and 0.705 [0.638, 0.764] of "
-            "200 games against it; 7.1 ms a decision one game at a time"
+            "models/README.md, Pile-view guides, the Persian table: 0.845 [0.788, 0.889] of 200 games against a "
+            "strategic side where persian_recipe_strong_mlp alone gives 0.645 on the same deals, and 0.705 [0.638, "
+            "0.764] of 200 games against it; 7.1 ms a decision one game at a time"
         ),
     ),
 }

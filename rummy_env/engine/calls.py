@@ -84,7 +84,7 @@ def uniform_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
     out = np.empty(len(u), dtype=np.int64)
     if len(u) < PARALLEL_MIN:
         bad = batch.uniform_legal_rows(mask, u, out)
-    else:  # each thread reads the share of the mask an engine's thread wrote: a tenth of a 4,096-game step
+    else:  # each thread reads the share of the mask its core wrote (on one thread: a sixth of a 4,096-game step)
         bounds = shares(len(u), thread_count())
         found = in_threads(batch.uniform_legal_rows, [(mask[lo:hi], u[lo:hi], out[lo:hi]) for lo, hi in bounds])
         bad = next((lo + i for (lo, _), i in zip(bounds, found, strict=True) if i >= 0), -1)
