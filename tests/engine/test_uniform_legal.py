@@ -7,6 +7,7 @@ from agents import RandomAgent
 from agents.base import game_uniforms
 from rummy_env import Engine, Rules
 from rummy_env.engine import uniform_legal
+from rummy_env.engine.threads import PARALLEL_MIN
 
 
 def kth_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -82,8 +83,6 @@ def test_views_and_lists():
 def test_threaded_rows_pick_the_same_and_name_the_bad_row():
     """From ``PARALLEL_MIN`` rows the threads share the rows: the same picks, and a bad uniform in a later share is
     named by its row in the whole batch."""
-    from rummy_env.engine.threads import PARALLEL_MIN
-
     rows = PARALLEL_MIN + 3
     rng = np.random.default_rng(7)
     mask = rng.random((rows, 437)) < 0.02

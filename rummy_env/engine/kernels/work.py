@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ..spec import GameSpec
 from ..state import State, empty_state
+from ..threads import thread_count
 from .arrays import StateArrays, as_arrays
 from .kernel_spec import search_columns
 
@@ -20,7 +20,7 @@ class Work:
 
     def __init__(self, spec: GameSpec, games: int, threads: int | None = None) -> None:
         self.games = games
-        self.threads: int = threads or numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # set at import
+        self.threads: int = threads or thread_count()
         self.rows = 2 * spec.deck_size + 32
         total = games + self.rows * self.threads
         full = empty_state(total, spec.players, spec.deck_size, spec.copies)
