@@ -250,8 +250,9 @@ def pile_melds_games(s, k, games, hands, meld_ok, lay_ok):
 def callable_depths_games(s, k, games, out):
     """``callable_depths`` of game ``games[i]`` into row ``i`` of ``out``."""
     s, k, out = borrowed((s, k, out))
+    meld_ok, lay_ok = np.zeros(out.shape[1], dtype=np.bool_), np.zeros(out.shape[1], dtype=np.bool_)
     for i in range(games.shape[0]):
-        callable_depths(s, k, games[i], out[i])
+        callable_depths(s, k, games[i], out[i], meld_ok, lay_ok)
 
 
 @njit(cache=True)

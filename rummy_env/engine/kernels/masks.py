@@ -71,8 +71,10 @@ from .turn_search import (
 )
 from .turns import card_set, cards_in, hand_total, out_of_turn_call
 from .windows import lay_off_mask, out_of_turn_mask
+from .work import AFTER_MOVE, PILE_LAYS, PILE_MELDS
 
 NOT_WILD = np.bool_(False)  # ``wild`` off, typed: a literal False would compile ``pile_melds`` a second time
+NO_HAND = np.zeros(NUM_KINDS, dtype=np.int8)  # the hand of a "Rummy!" window's seat-independent part: no card
 
 
 @kernel
@@ -146,13 +148,12 @@ def joker_melds(k, at_hand, jokers):
 
 
 @kernel
-def callable_depths(s, k, g, out):
-    """``out[d]``: the pile depth ``d`` is open to a "Rummy!" call (the seat-independent part)."""
+def callable_depths(s, k, g, out, meld_ok, lay_ok):
+    """``out[d]``: the pile depth ``d`` is open to a "Rummy!" call (the seat-independent part); ``meld_ok`` and
+    ``lay_ok``: scratch of at least the pile's size."""
     out[:] = False
     size = s.pile_len[g]
-    meld_ok = np.zeros(max(size, 1), dtype=np.bool_)
-    lay_ok = np.zeros(max(size, 1), dtype=np.bool_)
-    pile_melds(s, k, g, np.zeros(NUM_KINDS, dtype=np.int8), NOT_WILD, meld_ok, lay_ok)
+    pile_melds(s, k, g, NO_HAND, NOT_WILD, meld_ok, lay_ok)
     if k.rummy_calls == LAST_DISCARD:
         if size > 0:
             out[0] = lay_ok[0]
@@ -174,8 +175,8 @@ def draw_mask(s, k, g, row, work):
     size = s.pile_len[g]
     if size == 0:
         return
-    meld_ok = np.zeros(size, dtype=np.bool_)
-    lay_ok = np.zeros(size, dtype=np.bool_)
+    flags = work[4]
+    meld_ok, lay_ok = flags[PILE_MELDS], flags[PILE_LAYS]  # read before ``top_refusal`` searches
     pile_melds(s, k, g, hand, k.dealers_joker and dj_ready(s, k, g, WILD), meld_ok, lay_ok)
     start = k.offsets[TAKE]
     for d in range(1, size):
@@ -207,7 +208,7 @@ def top_refusal(s, k, g, seat, meld_refusal, work):
     others = hand_total(s, g, seat) - hand[top]
     start = k.offsets[TAKE]
     if others == 0 and k.going_out != OUT_DISCARD_REQUIRED:
-        masks, hopes, cursor, base = work
+        masks, hopes, cursor, base, _ = work
         return LEGAL if out_search(s, g, seat, start, k, s, masks, hopes, cursor, base) else NO_FINISH
     obliges = top_obliges(s, k, g)
     if obliges and meld_refusal != LEGAL:
@@ -225,12 +226,13 @@ def leaves_moves(s, k, g, seat, root, work):
     whose every meld may leave only copies of the taken card, which may not be discarded; a "Rummy!" call, whose
     called card may fit the pile's cards above it but not the caller's hand): the one "can this turn still be
     finished" test of both."""
-    masks, hopes, cursor, base = work
+    masks, hopes, cursor, base, flags = work
     start_node(s, g, seat, root, k, s, base)
-    after = np.zeros(k.num_actions, dtype=np.bool_)
-    play_mask(s, k, base, after, (masks, hopes, cursor, base + 1))
+    after = flags[AFTER_MOVE, : k.num_actions]
+    after[:] = False
+    play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags))
     if k.dealers_joker:
-        gambit_play_mask(s, k, base, after, (masks, hopes, cursor, base + 1))
+        gambit_play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags))
     return after.any()
 
 
@@ -256,17 +258,17 @@ def call_refusal(s, k, g, seat, depth, work):
 def reaches_minimum(s, k, g, seat, root, work):
     """Can ``seat``'s turn reach ``first_meld_minimum`` after ``root``?
 
-    ``work = (masks, hopes, cursor, base)``: the searches use rows ``base`` and up of
+    ``work = (masks, hopes, cursor, base, flags)``: the searches use rows ``base`` and up of
     the state itself (and of those arrays) as scratch.
     """
-    masks, hopes, cursor, base = work
+    masks, hopes, cursor, base, _ = work
     return minimum_search(s, g, np.int64(seat), root, k, s, masks, hopes, cursor, base)
 
 
 @kernel
 def play_mask(s, k, g, row, work):
     """The play phase's melds, lay-offs and joker lay-offs (discards come later)."""
-    masks, hopes, cursor, base = work
+    masks, hopes, cursor, base, _ = work
     allowed, hopeful = masks[base], hopes[base]
     if play_mask_core(s, k, g, allowed, hopeful):
         for w in range(k.placements):

@@ -36,6 +36,7 @@ from .turns import (
     take_from_pile,
 )
 from .windows import lay_off_goes_on, open_lay_offs, open_out_of_turn, pass_out_of_turn, placed_out_of_turn
+from .work import CALL_DEPTHS, PILE_LAYS, PILE_MELDS
 
 PLAYING = -2  # the hand goes on (else: -1 nobody went out, or the seat that did)
 SEVEN_RUN = 7  # cards of a run that earns seven_run_bonus
@@ -108,30 +109,31 @@ def open_rummy_window(s, k, g, work):
     if k.rummy_calls == CALLS_OFF:
         no_call(s, k, g, work)
         return
-    depths = np.zeros(s.rummy_depths.shape[1], dtype=np.bool_)
-    callable_depths(s, k, g, depths)
+    flags = work[4]
+    depths = flags[CALL_DEPTHS, : s.rummy_depths.shape[1]]
+    callable_depths(s, k, g, depths, flags[PILE_MELDS], flags[PILE_LAYS])
     any_depth = depths.any()
-    queue = np.full(players, NOBODY, dtype=np.int64)
-    asked = 0
+    callers = 0  # bit j: the j-th seat after the discarder may call
     for j in range(1, players):
         seat = seat_after(k, discarder, j)
-        can = False
         for d in range(depths.shape[0] if any_depth else 0):
             if depths[d] and call_ok(s, k, g, seat, d, work):
-                can = True
+                callers |= 1 << j
                 break
-        if can:
-            queue[asked] = seat
-            asked += 1
-    if asked == 0:
+    if callers == 0:
         no_call(s, k, g, work)
         return
     for d in range(depths.shape[0]):  # element by element: a row assignment compiles a shape check and its message
         s.rummy_depths[g, d] = depths[d]
     s.phase[g] = RUMMY_PHASE
-    for j in range(players):
-        s.rummy_queue[g, j] = queue[j]
-    s.current[g] = queue[0]
+    asked = 0
+    for j in range(1, players):
+        if callers >> j & 1:
+            s.rummy_queue[g, asked] = seat_after(k, discarder, j)
+            asked += 1
+    for j in range(asked, players):
+        s.rummy_queue[g, j] = NOBODY
+    s.current[g] = s.rummy_queue[g, 0]
 
 
 @inline

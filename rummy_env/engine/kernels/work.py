@@ -1,4 +1,5 @@
-"""Scratch space of the turn searches: spare rows of the state arrays, one block per thread."""
+"""Scratch space of the masks and turn searches: spare rows of the state arrays, one block per thread, and a few
+flag rows per thread that the masks fill instead of allocating arrays per game."""
 
 from __future__ import annotations
 
@@ -10,9 +11,13 @@ from ..threads import thread_count
 from .arrays import StateArrays, as_arrays
 from .kernel_spec import search_columns
 
+PILE_MELDS, PILE_LAYS, CALL_DEPTHS, AFTER_MOVE = range(4)  # a thread's flag rows (``work[4]``), by use
+FLAG_ROWS = 4
+
 
 class Work:
-    """State arrays for ``games`` games plus ``rows`` scratch rows per thread, and the searches' per-row buffers.
+    """State arrays for ``games`` games plus ``rows`` scratch rows per thread, the searches' per-row buffers, and
+    ``FLAG_ROWS`` rows of flags per thread (the pile's depths, an action's worth).
 
     ``state`` is the public view of the first ``games`` rows; the kernels take ``arrays``
     (all rows) and search in rows ``games + t * rows`` and up on thread ``t``.
@@ -31,7 +36,8 @@ class Work:
         self.masks = np.zeros((total, width), dtype=bool)
         self.hopes = np.zeros((total, width), dtype=bool)
         self.cursor = np.zeros(total, dtype=np.int64)
+        self.flags = np.zeros((self.threads, FLAG_ROWS, max(spec.layout.num_actions, spec.deck_size)), dtype=bool)
 
     def scratch(self, thread: int = 0) -> tuple:
         """The scratch of ``thread``, as the kernels take it (``work``)."""
-        return (self.masks, self.hopes, self.cursor, self.games + thread * self.rows)
+        return (self.masks, self.hopes, self.cursor, self.games + thread * self.rows, self.flags[thread])
