@@ -12,7 +12,8 @@
   ``PolicyGroup``: one call per opponent move for all of them.
 * ``TrainVecEnv`` is ``rummy_env.vector.RummyVecEnv`` whose opponents may be
   agent names or checkpoint paths (``make_agent``), with a terminal win bonus
-  (to mix ``reward="score"`` with winning).
+  (to mix ``reward="score"`` with winning) and a stall cost (to leave the
+  take-and-discard loop in which nobody draws and a hand never ends).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rummy_env.engine.state import DRAW_PHASE
 from rummy_env.rules import side_of
 from rummy_env.vector import RummyVecEnv
 
@@ -43,12 +45,19 @@ class TrainVecEnv(RummyVecEnv):
     (agent objects pass through). ``win_bonus`` adds a terminal reward for the game's outcome on top of the
     rules' reward (+b to the winner, -b/(n-1) to the others; with ``partnership`` +b to
     both winners and -b to both losers; nothing on a truncated or drawn game), e.g. to mix
-    ``reward="score"`` with winning.
+    ``reward="score"`` with winning. ``stall_cost`` takes ``c`` from the learner each time it comes to draw in a
+    hand whose stock has not moved since its previous draw decision (nobody drew from it in between: the loop in
+    which every seat takes the top of the pile and discards another, so that the hand never ends); learner seats
+    only, not ``self_play``.
     """
 
-    def __init__(self, *args: Any, win_bonus: float = 0.0, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, win_bonus: float = 0.0, stall_cost: float = 0.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.win_bonus = float(win_bonus)
+        self.stall_cost = float(stall_cost)
+        if self.stall_cost and self.self_play:
+            raise ValueError("stall_cost applies to a learner seat among opponents, not to self_play")
+        self._last_draw = np.full((self.num_games, 2), -1, dtype=np.int64)  # (hand_no, stock_len) at the last draw
 
     def set_opponents(self, opponents: Sequence[Any], weights: Sequence[float] | None = None) -> None:
         """Replace the opponent pool (names, paths or agents); games in progress redraw their opponents from it."""
@@ -72,7 +81,34 @@ class TrainVecEnv(RummyVecEnv):
                     else:
                         won, lost = info["winner"] == info["seat"], -self.win_bonus / (n - 1)
                     rewards[env] += self.win_bonus if won else lost
+        if self.stall_cost:
+            rewards -= self.stall_cost * self._stalled(dones)
         return obs, rewards, dones, infos
+
+    def reset(self) -> np.ndarray:
+        """``RummyVecEnv.reset``, forgetting the draws the stall cost compares with."""
+        self._last_draw[:] = -1
+        return super().reset()
+
+    def get_state(self) -> dict[str, Any]:
+        """``RummyVecEnv.get_state`` and the draws the stall cost compares with."""
+        return {**super().get_state(), "last_draw": self._last_draw.copy()}
+
+    def set_state(self, data: dict[str, Any]) -> None:
+        """Restore ``get_state()``."""
+        super().set_state(data)
+        self._last_draw[...] = data.get("last_draw", -1)
+
+    def _stalled(self, dones: np.ndarray) -> np.ndarray:
+        """``bool [games]``: the learner is to draw in the hand of its previous draw decision, the stock as it was then
+        (remembering this decision's hand and stock for the next; a new game forgets)."""
+        s = self.engine.state
+        self._last_draw[dones] = -1
+        drawing = ~dones & (s.phase == DRAW_PHASE) & self._learner_to_act()
+        now = np.stack([s.hand_no.astype(np.int64), s.stock_len.astype(np.int64)], axis=1)
+        stalled = drawing & (self._last_draw == now).all(axis=1)
+        self._last_draw[drawing] = now[drawing]
+        return stalled
 
 
 def frozen_copy(policy: BasePolicy) -> BasePolicy:

@@ -68,6 +68,7 @@ NUMBERS = {
     "train.seed": Number(int, 0),
     "train.num_envs": Number(int, 1),
     "train.win_bonus": Number(float),
+    "train.stall_cost": Number(float, 0),
     "train.max_steps": Number(int, 1),
     "train.torch_threads": Number(int, 1),
     "train.checkpoint_every": Number(int, 1),
@@ -219,6 +220,7 @@ def train(
         seed=int(cfg.train.seed),
         max_steps=int(cfg.train.max_steps),
         win_bonus=float(cfg.train.win_bonus),
+        stall_cost=float(cfg.train.stall_cost),
         team=bool(opp.get("team", False)),
         opponent_draw=str(opp.draw),
     )

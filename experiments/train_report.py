@@ -27,7 +27,10 @@ def write_report(
             f"training speed {state.get('throughput', 0):,.0f} env steps/s (rollouts and updates of this session; "
             "from the second rollout on: kernel compilation, evaluations and checkpoints excluded)"
         ),
-        f"- rules: `{dict(cfg.env.rules)}`; training reward `{cfg.train.reward}` (+ win bonus {cfg.train.win_bonus})",
+        (
+            f"- rules: `{dict(cfg.env.rules)}`; training reward `{cfg.train.reward}` (+ win bonus "
+            f"{cfg.train.win_bonus}, stall cost {cfg.train.get('stall_cost', 0.0)})"
+        ),
         (
             f"- policy `{cfg.algo.policy}` `{policy_kwargs}`; lr {cfg.algo.learning_rate}, {cfg.train.num_envs} envs "
             f"x {cfg.algo.n_steps} steps, batch {cfg.algo.batch_size}, {cfg.algo.n_epochs} epochs"

@@ -11,6 +11,8 @@ from stable_baselines3.common.vec_env import VecCheckNan, VecEnv, VecMonitor, Ve
 from agents import make_agent
 from agents.selfplay import TrainVecEnv
 from rummy_env import Rules
+from rummy_env.actions import TAKE
+from rummy_env.engine.state import DRAW_PHASE
 from rummy_env.gym_env import RummyGymEnv
 from rummy_env.vector import RummyVecEnv
 
@@ -87,6 +89,38 @@ def test_opponents_are_agents_and_names_resolve_in_the_train_env():
     assert [(a.name, a.seed) for a in env.opponents] == [("greedy", 5), ("random", 6)]
     env.set_opponents(["strategic", env.opponents[1]])
     assert [a.name for a in env.opponents] == ["strategic", "random"]
+
+
+def taker(env: RummyVecEnv, mask: np.ndarray) -> np.ndarray:
+    """Take the pile's top card wherever that is legal, else the first legal action: half of the stalling loop."""
+    take_top = env.engine.spec.layout.start(TAKE)
+    return np.where(mask[:, take_top], take_top, np.argmax(mask, axis=1))
+
+
+def test_the_stall_cost_is_paid_at_each_draw_decision_the_stock_has_not_moved_since():
+    """A learner that takes the top card beside a ``greedy`` opponent: same games with and without the cost, the
+    rewards differ by exactly the cost where the learner comes to draw with the hand and stock of its last draw."""
+    envs = [TrainVecEnv(8, Rules(), ["greedy"], seed=3, stall_cost=cost) for cost in (0.0, 0.25)]
+    for env in envs:
+        env.reset()
+    last = np.full((8, 2), -1)
+    stalls = 0
+    for step in range(300):
+        if step == 150:  # a resumed run keeps the draws it compares with
+            envs[1].set_state(envs[1].get_state())
+        actions = taker(envs[0], envs[0].action_masks())
+        (_, plain, dones, _), (_, costed, _, _) = (env.step(actions) for env in envs)
+        s = envs[0].engine.state
+        drawing = ~dones & (s.phase == DRAW_PHASE) & (s.current == envs[0].learner)
+        now = np.stack([s.hand_no, s.stock_len], axis=1)
+        last[dones] = -1
+        stalled = drawing & (last == now).all(axis=1)
+        last[drawing] = now[drawing]
+        np.testing.assert_allclose(costed, plain - 0.25 * stalled)
+        stalls += int(stalled.sum())
+    assert stalls > 0
+    with pytest.raises(ValueError, match="stall_cost"):
+        TrainVecEnv(2, Rules(), ["greedy"], self_play=True, stall_cost=0.1)
 
 
 def test_truncation_and_reproducibility():
