@@ -13,11 +13,10 @@ Conventions (every kernel module follows them):
   where the rule applies, so the default configuration runs the code it ran before. Rules without
   the dealer's joker get a ``JokerlessSpecRef`` (a type of its own): a kernel only the dealer's
   joker reaches takes ``@ref.dealers_joker_only(default)`` and is not compiled for them.
-* ``work = (masks, hopes, cursor, base, flags, seen)``: scratch of the turn searches, which copy
+* ``work = (masks, hopes, cursor, base, flags)``: scratch of the turn searches, which copy
   positions into rows ``base`` and up of ``s`` itself (``work.py`` allocates the
-  spare rows after the games; ``Engine.state`` is the view of the game rows), the
-  thread's flag rows (``work.FLAG_ROWS``), which the masks fill where they would allocate,
-  and its tables of the positions the searches have seen.
+  spare rows after the games; ``Engine.state`` is the view of the game rows), and the
+  thread's flag rows (``work.FLAG_ROWS``), which the masks fill where they would allocate.
 * Action ids come from ``k.offsets`` (first id of each block), ``k.act_kind`` and
   ``k.act_arg`` (per id), all built from the rules' ``ActionLayout``: a new action
   block is a new layout block (sized per rules, so zero-size when off) plus a branch in

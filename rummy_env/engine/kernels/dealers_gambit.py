@@ -53,7 +53,7 @@ def power_mask(k, row):
 @kernel
 def split_mask(s, k, g, row, work):
     """``split D``: the card at depth ``D >= 1`` can be melded at once (tried on a scratch row)."""
-    masks, hopes, _, base, _, _ = work
+    masks, hopes, _, base, _ = work
     start = k.offsets[SPLIT]
     for depth in range(1, s.pile_len[g]):
         copy_search_row(k, s, g, s, base)
@@ -68,7 +68,7 @@ def split_mask(s, k, g, row, work):
 @kernel
 def double_mask(s, k, g, row, work):
     """``power double``: every meld the dealer may put down now, doubled."""
-    masks, hopes, _, base, _, _ = work
+    masks, hopes, _, base, _ = work
     play_mask_core(s, k, g, masks[base], hopes[base])
     doubled_columns(k, masks[base], row, k.offsets[DOUBLE])
 

@@ -208,8 +208,8 @@ def top_refusal(s, k, g, seat, meld_refusal, work):
     others = hand_total(s, g, seat) - hand[top]
     start = k.offsets[TAKE]
     if others == 0 and k.going_out != OUT_DISCARD_REQUIRED:
-        masks, hopes, cursor, base, _, seen = work
-        return LEGAL if out_search(s, g, seat, start, k, s, masks, hopes, cursor, base, seen) else NO_FINISH
+        masks, hopes, cursor, base, _ = work
+        return LEGAL if out_search(s, g, seat, start, k, s, masks, hopes, cursor, base) else NO_FINISH
     obliges = top_obliges(s, k, g)
     if obliges and meld_refusal != LEGAL:
         return meld_refusal
@@ -226,13 +226,13 @@ def leaves_moves(s, k, g, seat, root, work):
     whose every meld may leave only copies of the taken card, which may not be discarded; a "Rummy!" call, whose
     called card may fit the pile's cards above it but not the caller's hand): the one "can this turn still be
     finished" test of both."""
-    masks, hopes, cursor, base, flags, seen = work
+    masks, hopes, cursor, base, flags = work
     start_node(s, g, seat, root, k, s, base)
     after = flags[AFTER_MOVE, : k.num_actions]
     after[:] = False
-    play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags, seen))
+    play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags))
     if k.dealers_joker:
-        gambit_play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags, seen))
+        gambit_play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags))
     return after.any()
 
 
@@ -258,24 +258,22 @@ def call_refusal(s, k, g, seat, depth, work):
 def reaches_minimum(s, k, g, seat, root, work):
     """Can ``seat``'s turn reach ``first_meld_minimum`` after ``root``?
 
-    ``work = (masks, hopes, cursor, base, flags, seen)``: the searches use rows ``base`` and up of
-    the state itself (and of those arrays) as scratch, and the tables of ``seen``.
+    ``work = (masks, hopes, cursor, base, flags)``: the searches use rows ``base`` and up of
+    the state itself (and of those arrays) as scratch.
     """
-    masks, hopes, cursor, base, _, seen = work
-    return minimum_search(s, g, np.int64(seat), root, k, s, masks, hopes, cursor, base, seen)
+    masks, hopes, cursor, base, _ = work
+    return minimum_search(s, g, np.int64(seat), root, k, s, masks, hopes, cursor, base)
 
 
 @kernel
 def play_mask(s, k, g, row, work):
     """The play phase's melds, lay-offs and joker lay-offs (discards come later)."""
-    masks, hopes, cursor, base, _, seen = work
+    masks, hopes, cursor, base, _ = work
     allowed, hopeful = masks[base], hopes[base]
     if play_mask_core(s, k, g, allowed, hopeful):
         for w in range(k.placements):
             if hopeful[w]:
-                allowed[w] = out_search(
-                    s, g, s.current[g], column_action(k, w), k, s, masks, hopes, cursor, base + 1, seen
-                )
+                allowed[w] = out_search(s, g, s.current[g], column_action(k, w), k, s, masks, hopes, cursor, base + 1)
     write_placements(k, row, allowed)
 
 

@@ -69,7 +69,6 @@ from .turns import call_rummy, card_set, hand_total, mix64, split_pile, take_fro
 
 GOAL_OUT, GOAL_MINIMUM = 0, 1  # go out (the hand empty, opened); reach first_meld_minimum this turn
 VISITED = 4096  # slots of a search's table of positions seen (a full table only stops merging)
-MINIMUM_TABLE, OUT_TABLE = 0, 1  # each thread's tables: minimum_search's, and out_search's (which it may run inside)
 
 
 @inline
@@ -353,28 +352,16 @@ def fingerprint(s, k, g):
 
 
 @inline
-def new_table(seen, table):
-    """Table ``table`` of the thread's positions-seen tables ``seen = (keys, stamps, searches)``, emptied for a
-    new search: ``(keys, stamps, stamp)``; a slot holds a position only if its stamp is this search's, so no
-    table is cleared (zeroing 4,096 slots cost 0.3 us a search)."""
-    keys, stamps, searches = seen
-    searches[table] += 1
-    return keys[table], stamps[table], searches[table]
-
-
-@inline
 def first_visit(visited, h):
-    """Record position ``h`` in ``visited`` (``new_table``); False if it was seen before."""
-    keys, stamps, stamp = visited
-    size = keys.shape[0]
+    """Record position ``h``; False if it was seen before."""
+    size = visited.shape[0]
     slot = np.int64(h & np.uint64(size - 1))
     for _ in range(size // 2):
-        if stamps[slot] != stamp:
-            keys[slot] = h
-            stamps[slot] = stamp
-            return True
-        if keys[slot] == h:
+        if visited[slot] == h:
             return False
+        if visited[slot] == 0:
+            visited[slot] = h
+            return True
         slot = (slot + 1) & (size - 1)
     return True
 
@@ -410,15 +397,15 @@ def advance(k, scr, masks, cursor, top, base, visited):
 
 
 @kernel
-def out_search(src, g, seat, root, k, scr, masks, hopes, cursor, base, seen):
+def out_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
     """Can ``seat``, after first move ``root`` in game ``g`` of ``src``, go out by placements this turn?
 
     A placement that leaves only copies of the card taken alone from the top is
     legal when going out stays possible after it, which is what this search asks,
-    so such placements are simply explored. Uses scratch rows ``base`` and up, and table ``OUT_TABLE`` of ``seen``.
+    so such placements are simply explored. Uses scratch rows ``base`` and up.
     """
     start_node(src, g, seat, root, k, scr, base)
-    visited = new_table(seen, OUT_TABLE)
+    visited = np.zeros(VISITED, dtype=np.uint64)
     top, node = base - 1, base
     while node >= 0:
         if reached_goal(scr, k, node, GOAL_OUT):
@@ -436,11 +423,10 @@ def out_search(src, g, seat, root, k, scr, masks, hopes, cursor, base, seen):
 
 
 @kernel
-def minimum_search(src, g, seat, root, k, scr, masks, hopes, cursor, base, seen):
-    """Can ``seat``'s turn, after first move ``root``, meld ``first_meld_minimum`` by legal placements? (Table
-    ``MINIMUM_TABLE`` of ``seen``.)"""
+def minimum_search(src, g, seat, root, k, scr, masks, hopes, cursor, base):
+    """Can ``seat``'s turn, after first move ``root``, meld ``first_meld_minimum`` by legal placements?"""
     start_node(src, g, seat, root, k, scr, base)
-    visited = new_table(seen, MINIMUM_TABLE)
+    visited = np.zeros(VISITED, dtype=np.uint64)
     top, node = base - 1, base
     while node >= 0:
         if reached_goal(scr, k, node, GOAL_MINIMUM):
@@ -452,7 +438,7 @@ def minimum_search(src, g, seat, root, k, scr, masks, hopes, cursor, base, seen)
             for w in range(k.placements):
                 if hopes[node, w]:
                     masks[node, w] = out_search(
-                        scr, node, scr.current[node], column_action(k, w), k, scr, masks, hopes, cursor, node + 1, seen
+                        scr, node, scr.current[node], column_action(k, w), k, scr, masks, hopes, cursor, node + 1
                     )
             cursor[node] = 0
             top = node

@@ -55,12 +55,10 @@ def keep_a_card(s, k, g, seat, allowed):
 def window_minimum(s, k, g, seat, allowed, work):
     """Clear the placements out of turn of a seat that has not opened after which it cannot reach the minimum."""
     if k.minimum > 0 and not s.opened[g, seat]:
-        masks, hopes, cursor, base, _, seen = work
+        masks, hopes, cursor, base, _ = work
         for w in range(k.placements):
             if allowed[w]:
-                allowed[w] = minimum_search(
-                    s, g, np.int64(seat), column_action(k, w), k, s, masks, hopes, cursor, base, seen
-                )
+                allowed[w] = minimum_search(s, g, np.int64(seat), column_action(k, w), k, s, masks, hopes, cursor, base)
 
 
 @kernel

@@ -10,16 +10,14 @@ from ..state import State, empty_state
 from ..threads import thread_count
 from .arrays import StateArrays, as_arrays
 from .kernel_spec import search_columns
-from .turn_search import OUT_TABLE, VISITED
 
 PILE_MELDS, PILE_LAYS, CALL_DEPTHS, AFTER_MOVE = range(4)  # a thread's flag rows (``work[4]``), by use
 FLAG_ROWS = 4
 
 
 class Work:
-    """State arrays for ``games`` games plus ``rows`` scratch rows per thread, the searches' per-row buffers,
-    ``FLAG_ROWS`` rows of flags per thread (the pile's depths, an action's worth) and each thread's tables of the
-    positions a search has seen (``turn_search.new_table``: keys, stamps and the searches made, per table).
+    """State arrays for ``games`` games plus ``rows`` scratch rows per thread, the searches' per-row buffers, and
+    ``FLAG_ROWS`` rows of flags per thread (the pile's depths, an action's worth).
 
     ``state`` is the public view of the first ``games`` rows; the kernels take ``arrays``
     (all rows) and search in rows ``games + t * rows`` and up on thread ``t``.
@@ -39,10 +37,7 @@ class Work:
         self.hopes = np.zeros((total, width), dtype=bool)
         self.cursor = np.zeros(total, dtype=np.int64)
         self.flags = np.zeros((self.threads, FLAG_ROWS, max(spec.layout.num_actions, spec.deck_size)), dtype=bool)
-        tables = (self.threads, OUT_TABLE + 1, VISITED)
-        self.seen = (np.zeros(tables, np.uint64), np.zeros(tables, np.uint64), np.zeros(tables[:2], np.uint64))
 
     def scratch(self, thread: int = 0) -> tuple:
         """The scratch of ``thread``, as the kernels take it (``work``)."""
-        seen = tuple(array[thread] for array in self.seen)
-        return (self.masks, self.hopes, self.cursor, self.games + thread * self.rows, self.flags[thread], seen)
+        return (self.masks, self.hopes, self.cursor, self.games + thread * self.rows, self.flags[thread])
