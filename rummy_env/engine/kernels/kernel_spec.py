@@ -60,6 +60,9 @@ class KernelSpec(NamedTuple):
     act_kind: np.ndarray  # int64 [A] block of each action id
     act_arg: np.ndarray  # int64 [A] argument of each action id
     deck: np.ndarray  # int8 [K]
+    no_hand: (
+        np.ndarray
+    )  # int8 [53] zeros, the hand of a pile scan for no seat (a constant's read-only type: 2 compiles)
     values: np.ndarray  # int64 [53]
     pat_cards: np.ndarray  # int64 [104, 3] ([104, 4] under min_run 4, groups -1 padded)
     pat_size: np.ndarray  # int64 [104] cards of each pattern
@@ -155,6 +158,7 @@ def _kernel_spec(spec: GameSpec) -> KernelSpec:
         act_kind=i64(layout.kind),
         act_arg=i64(layout.arg),
         deck=np.ascontiguousarray(spec.deck, dtype=np.int8),
+        no_hand=np.zeros(NUM_KINDS, dtype=np.int8),
         values=i64(table.values),
         pat_cards=i64(table.cards),
         pat_size=i64(table.size),

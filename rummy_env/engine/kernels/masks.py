@@ -74,7 +74,6 @@ from .windows import lay_off_mask, out_of_turn_mask
 from .work import AFTER_MOVE, PILE_LAYS, PILE_MELDS
 
 NOT_WILD = np.bool_(False)  # ``wild`` off, typed: a literal False would compile ``pile_melds`` a second time
-NO_HAND = np.zeros(NUM_KINDS, dtype=np.int8)  # the hand of a "Rummy!" window's seat-independent part: no card
 
 
 @kernel
@@ -153,7 +152,7 @@ def callable_depths(s, k, g, out, meld_ok, lay_ok):
     ``lay_ok``: scratch of at least the pile's size."""
     out[:] = False
     size = s.pile_len[g]
-    pile_melds(s, k, g, NO_HAND, NOT_WILD, meld_ok, lay_ok)
+    pile_melds(s, k, g, k.no_hand, NOT_WILD, meld_ok, lay_ok)
     if k.rummy_calls == LAST_DISCARD:
         if size > 0:
             out[0] = lay_ok[0]
