@@ -29,7 +29,7 @@ def write_report(
         ),
         (
             f"- rules: `{dict(cfg.env.rules)}`; training reward `{cfg.train.reward}` (+ win bonus "
-            f"{cfg.train.win_bonus}, stall cost {cfg.train.get('stall_cost', 0.0)})"
+            f"{cfg.train.win_bonus}, stall cost {cfg.train.stall_cost})"
         ),
         (
             f"- policy `{cfg.algo.policy}` `{policy_kwargs}`; lr {cfg.algo.learning_rate}, {cfg.train.num_envs} envs "
