@@ -698,7 +698,7 @@ def strategic_rollout(ref, games, hand_no, left, blocks, turn, plan, worth, play
     by step, until its hand ``hand_no[i]`` or the game ends or ``left[i]`` (counted down) reaches 0; ``bool [n]``:
     the games stopped before, at a phase ``strategic_act`` leaves to Python or without a legal action (Python then
     acts there, or the engine reports it). The same moves as ``strategic_act`` and ``Engine.step`` in turn."""
-    s, k, work, mask, stale = unpack(ref)
+    s, k, work, mask, stale, counts = unpack(ref)
     stopped = np.zeros(len(games), dtype=np.bool_)
     row = np.empty(mask.shape[1], dtype=np.float32)
     unseen = np.empty(NUM_KINDS, dtype=np.int64)
@@ -707,7 +707,7 @@ def strategic_rollout(ref, games, hand_no, left, blocks, turn, plan, worth, play
     for i in range(len(games)):
         g = games[i]
         while left[i] > 0 and s.hand_no[g] == hand_no[i] and s.phase[g] != GAME_OVER:
-            if not fresh_row(s, k, g, mask, stale, work):
+            if not fresh_row(s, k, g, mask, stale, counts, work):
                 stale[g] = True  # left to the engine, which reports it
                 stopped[i] = True
                 break

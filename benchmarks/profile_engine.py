@@ -45,7 +45,7 @@ if __package__ in (None, ""):  # run as `python benchmarks/profile_engine.py`
 from benchmarks.throughput import desynchronised_state, random_legal_actions
 from rummy_env import Engine, Rules
 from rummy_env.actions import KIND_NAMES, layout_for
-from rummy_env.engine.calls import step_kernel
+from rummy_env.engine.calls import NO_SEEDS, step_kernel
 from rummy_env.engine.state import PHASE_NAMES
 
 WORKING_SETS = (256, 1024, 4096, 16384)  # batches of the one-thread step: in L2, at its edge, the benchmark's, past L3
@@ -95,9 +95,9 @@ def loop(eng: Engine, rng: np.random.Generator, seconds: float) -> int:
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds or steps < 3:
-        mask = eng.legal_mask()
+        eng.legal_mask()
         eng.observe()
-        eng.step(random_legal_actions(rng, mask), auto_reset=True, check=False)
+        eng.step(random_legal_actions(rng, eng), auto_reset=True, check=False)
         steps += 1
     return steps
 
@@ -108,7 +108,7 @@ def played(batch: int, seed: int, rules: Rules, steps: int = 400) -> Engine:
     eng = Engine(rules, num_games=batch, seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(steps):
-        eng.step(random_legal_actions(rng, eng.legal_mask()), auto_reset=True, check=False)
+        eng.step(random_legal_actions(rng, eng), auto_reset=True, check=False)
     return eng
 
 
@@ -167,10 +167,10 @@ def working_set_table(seed: int, rules: Rules, batches: tuple[int, ...] = WORKIN
         rewards, done, truncated = np.zeros((batch, rules.players)), np.zeros(batch, bool), np.zeros(batch, bool)
         times = []
         for _ in range(max(steps // batch, 20)):
-            actions = random_legal_actions(rng, eng.legal_mask())
+            actions = random_legal_actions(rng, eng)
             rewards[:] = 0.0
             start = time.thread_time()
-            step_kernel(eng._ref, games, actions, False, True, rewards, done, truncated, 0, out)
+            step_kernel(eng._ref, games, actions, False, True, rewards, done, truncated, 0, NO_SEEDS, out)
             times.append(time.thread_time() - start)
             ended = done.nonzero()[0]
             if len(ended):
@@ -188,7 +188,7 @@ def step_table(seed: int, rules: Rules, batch: int = 4000, repeats: int = 5) -> 
     eng = Engine(rules, num_games=batch, seed=seed)
     start = desynchronised_state(rules, batch, seed, steps=300)
     eng.load_state(np.arange(batch), start)
-    actions = random_legal_actions(np.random.default_rng(seed), eng.legal_mask())
+    actions = random_legal_actions(np.random.default_rng(seed), eng)
     kinds = kind_of[actions]
     print("\n| action kind | games | share | step ns/game | mask after ns/game | observation after ns/game |")
     print("|---|---:|---:|---:|---:|---:|")

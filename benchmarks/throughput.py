@@ -13,17 +13,17 @@ What one "agent-step" costs in each row (everything a learner would need, nothin
 * ``engine``: 500 Rummy (default ``Rules()``: 2 players, games to 500 points), ``Engine`` with
   ``G`` games stepped together. Each step computes the legal mask of every game
   (``eng.legal_mask()``), the observation of the seat to act (``eng.observe()``), samples one
-  uniformly random legal action per game (``random_legal_actions``: ``rummy_env.engine.uniform_legal``,
-  compiled, as the ``random`` agent plays), and calls
+  uniformly random legal action per game (``random_legal_actions``: ``Engine.uniform_legal``,
+  compiled, the picks of ``rummy_env.engine.uniform_legal``, the ``random`` agent's sampler), and calls
   ``eng.step(actions, auto_reset=True, check=False)``. Agent-steps = G x steps; games = number
   of ``res.done`` (finished games, auto-reset in place). Batch 1 is one game driven through
   ``Engine`` exactly like that.
 * ``fused``: the same games, batch sizes and sampler, driven by ``eng.step_and_observe(actions,
-  check=False)``, which steps every game, recomputes its mask and writes the observation of its
-  seat to act in one compiled pass per game (threads share the games from 1,024); the mask the
-  sampler reads is ``eng.legal_mask()``, kept from that pass. Games that end are reset and observed
-  again (``reset`` in the split). This is the cheapest documented way to drive games one decision
-  at a time: what a learner gets is the same as in the ``engine`` row.
+  check=False, auto_reset=True)``, which steps every game, deals a game that ended its next one,
+  recomputes its mask and writes the observation of its seat to act in one compiled pass per game
+  (threads share the games from 1,024); the sampler reads the masks kept from that pass. This is
+  the cheapest documented way to drive games one decision at a time: what a learner gets is the
+  same as in the ``engine`` row.
 * ``AEC env``: ``rummy_env.env()`` with one game, the standard PettingZoo loop
   (``env.agent_iter()`` / ``env.last()`` / random legal action from ``obs["action_mask"]`` /
   ``env.step``; ``env.reset(seed=...)`` when the game is over). Steps with ``None`` for
@@ -79,7 +79,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rummy_env import Engine, Rules
-from rummy_env.engine import uniform_legal
 
 ROWS = ("engine", "fused", "aec", "aec-hand", "variants", "gambit", "openspiel", "openspiel-rummy", "rlcard")
 # the "variants" row: a heavy mix of docs/rules.md §8 switches (windows between turns, 4-card runs, lay-offs after
@@ -184,22 +183,23 @@ class Row:
 # ---------------------------------------------------------------------------------------------
 
 
-def random_legal_actions(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
-    """One uniformly random legal action per row of ``mask`` (every row needs a legal action), drawn by
-    ``uniform_legal`` from ``rng``'s uniforms: ~0.25 ms at 4096 x 437, where numpy's ``nonzero`` of the mask alone
-    takes 0.4. One row makes the same draw with numpy, whose three calls cost less than entering compiled code."""
-    if len(mask) == 1:
-        legal = mask[0].nonzero()[0]
+def random_legal_actions(rng: np.random.Generator, eng: Engine) -> np.ndarray:
+    """One uniformly random legal action per game of ``eng`` (every game needs a legal action), drawn by
+    ``Engine.uniform_legal`` from ``rng``'s uniforms (the picks of the ``random`` agent's sampler, reading only the
+    part of each mask row it walks), where numpy's ``nonzero`` of the mask alone takes 0.4 ms at 4096 x 437. One game
+    makes the same draw with numpy, whose three calls cost less than entering compiled code."""
+    if eng.num_games == 1:
+        legal = eng.legal_mask()[0].nonzero()[0]
         k = int(rng.random() * legal.size)
         return legal[k : k + 1]
-    return uniform_legal(mask, rng.random(len(mask)))
+    return eng.uniform_legal(rng.random(eng.num_games))
 
 
 def play(eng: Engine, rng: np.random.Generator) -> int:
     """One untimed random step of every game; returns the number of games that finished."""
     eng.legal_mask()
     eng.observe()
-    return int(eng.step(random_legal_actions(rng, eng.legal_mask()), auto_reset=True, check=False).done.sum())
+    return int(eng.step(random_legal_actions(rng, eng), auto_reset=True, check=False).done.sum())
 
 
 def desynchronised_state(rules: Rules, rows: int, seed: int, steps: int, pool: int = 128):
@@ -267,7 +267,7 @@ def bench_engine(args: Args, batch: int, pool_state, rules: Rules | None = None,
         t1 = clock()
         eng.observe()  # a learner would feed this to its policy
         t2 = clock()
-        actions = random_legal_actions(rng, mask)
+        actions = random_legal_actions(rng, eng)
         t3 = clock()
         res = eng.step(actions, auto_reset=True, check=False)
         return int(res.done.sum()), (t1, t2, t3, clock())
@@ -283,19 +283,12 @@ def bench_fused(args: Args, batch: int, pool_state) -> Bench:
     clock = time.perf_counter
 
     def step() -> tuple[int, tuple[float, ...]]:
-        mask = eng.legal_mask()  # kept from the last step: only games reset since are computed here
+        actions = random_legal_actions(rng, eng)  # from the masks the last step kept
         t1 = clock()
-        actions = random_legal_actions(rng, mask)
-        t2 = clock()
-        res, obs = eng.step_and_observe(actions, check=False)
-        t3 = clock()
-        ended = (res.done | res.truncated).nonzero()[0]  # cheaper than .any() for a few games
-        if len(ended):
-            eng.reset(games=ended)
-            obs[ended] = eng.observe(games=ended)
-        return len(ended), (t1, t2, t3, clock())
+        res, _ = eng.step_and_observe(actions, check=False, auto_reset=True)
+        return int(res.done.sum()), (t1, clock())
 
-    timed = step_timer(step, ["mask", "sample", "step+mask+obs", "reset"], batch)
+    timed = step_timer(step, ["sample", "step+mask+obs"], batch)
     name = f"rummy-env Engine.step_and_observe, batch {batch}" + (" (one game)" if batch == 1 else "")
     return Bench(name, timed, note)
 

@@ -66,13 +66,17 @@ observe_kernel = FixedTypes(batch.observe_games)
 """``kernels.batch.observe_games``, entered directly."""
 NO_ROWS = np.zeros((0, 0), dtype=np.float32)
 """The step kernel's ``out`` when it observes nothing."""
+NO_SEEDS = (np.uint64(0), np.zeros(0, dtype=np.uint64))
+"""The step kernel's ``seeds`` when it deals no game that ends a new one."""
 _NO_ACTIONS, _NO_REWARDS, _NO_FLAGS = np.zeros(0, dtype=np.int64), np.zeros((0, 0)), np.zeros(0, dtype=bool)
 
 
 def refresh_masks(ref: Any, games: np.ndarray) -> int:
     """Compute the stale masks of ``games`` (``int64``, ascending) of the kernel ref ``ref``, on this thread; the
     first game left without a legal action, else -1 (the step kernel called without actions)."""
-    return stuck_game(step_kernel(ref, games, _NO_ACTIONS, False, False, _NO_REWARDS, _NO_FLAGS, _NO_FLAGS, 0, NO_ROWS))
+    return stuck_game(
+        step_kernel(ref, games, _NO_ACTIONS, False, False, _NO_REWARDS, _NO_FLAGS, _NO_FLAGS, 0, NO_SEEDS, NO_ROWS)
+    )
 
 
 def uniform_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -80,13 +84,25 @@ def uniform_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
     uniform ``u[i]`` (in [0, 1]) picks, the ``floor(u[i] * count)``-th legal one, so that uniform ``u`` make every
     legal action equally likely; 0 in a row without one. Compiled, and split over the engine's
     threads from ``PARALLEL_MIN`` rows: random legal play at the engine's speed."""
-    mask, u = _mask_rows(mask), _uniforms(u, len(mask))
+    mask = _mask_rows(mask)
+    return pick_legal(mask, u, NO_COUNTS)
+
+
+NO_COUNTS = np.zeros(0, dtype=np.int64)
+"""``pick_legal``'s ``counts`` when the rows' legal actions are to be counted."""
+
+
+def pick_legal(mask: np.ndarray, u: Any, counts: np.ndarray) -> np.ndarray:
+    """``uniform_legal`` of a C-contiguous ``mask`` whose rows hold ``counts[i]`` legal actions (``NO_COUNTS``:
+    count them; ``Engine.uniform_legal`` passes the counts its mask pass kept)."""
+    u = _uniforms(u, len(mask))
     out = np.empty(len(u), dtype=np.int64)
     if len(u) < PARALLEL_MIN:
-        bad = batch.uniform_legal_rows(mask, u, out)
+        bad = batch.uniform_legal_rows(mask, u, counts, out)
     else:  # each thread reads the share of the mask its core wrote (on one thread: a sixth of a 4,096-game step)
         bounds = shares(len(u), thread_count())
-        found = in_threads(batch.uniform_legal_rows, [(mask[lo:hi], u[lo:hi], out[lo:hi]) for lo, hi in bounds])
+        chunks = [(mask[lo:hi], u[lo:hi], counts[lo:hi], out[lo:hi]) for lo, hi in bounds]
+        found = in_threads(batch.uniform_legal_rows, chunks)
         bad = next((lo + i for (lo, _), i in zip(bounds, found, strict=True) if i >= 0), -1)
     if bad >= 0:
         raise ValueError(f"u must lie in [0, 1], got u[{bad}] = {u[bad]}")
@@ -243,5 +259,5 @@ def _one_game(spec: GameSpec, s: State, g: int) -> tuple[Any, np.ndarray]:
     """An ``EngineRef`` of a copy of game ``g`` (with its own scratch), and its mask."""
     work = Work(spec, 1, threads=1)
     work.state.put(np.zeros(1, dtype=np.int64), s.take(np.array([g])))
-    mask, stale = np.zeros((1, spec.layout.num_actions), dtype=bool), np.ones(1, dtype=bool)
-    return engine_ref(state_ref(work.arrays), kernel_spec_ref(spec), work.scratch(0), mask, stale), mask
+    mask, stale, counts = np.zeros((1, spec.layout.num_actions), dtype=bool), np.ones(1, dtype=bool), np.zeros(1, int)
+    return engine_ref(state_ref(work.arrays), kernel_spec_ref(spec), work.scratch(0), mask, stale, counts), mask

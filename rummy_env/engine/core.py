@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..rules import Rules
-from .calls import NO_ROWS, observe_kernel, refresh_masks, step_kernel, stuck_game
+from .calls import NO_ROWS, NO_SEEDS, observe_kernel, pick_legal, refresh_masks, step_kernel, stuck_game
 from .kernels import batch
 from .kernels.ref import engine_ref, kernel_spec_ref, state_ref
 from .kernels.work import Work
@@ -119,12 +119,13 @@ class Engine:
         self._loaded = np.zeros(self.num_games, dtype=bool)  # loaded positions (scenarios) not stepped since
         self._any_loaded = False  # whether ``_loaded`` may hold a True (a step then clears its games')
         self._stale = np.ones(self.num_games, dtype=bool)
+        self._counts = np.zeros(self.num_games, dtype=np.int64)  # legal actions of each mask row not stale
         self._all = np.arange(self.num_games)
         self._to_act = np.full(self.num_games, -1, dtype=np.int64)
         self._obs_dim = self.obs_dim
         self._max_steps = int(max_steps or 0)  # as the step kernel takes it (0: never truncate)
         self._refs = [
-            engine_ref(self._kstate, self._kspec, self._work.scratch(t), self._mask, self._stale)
+            engine_ref(self._kstate, self._kspec, self._work.scratch(t), self._mask, self._stale, self._counts)
             for t in range(self._work.threads)
         ]
         self._ref = self._refs[0]
@@ -235,6 +236,16 @@ class Engine:
         self._fill_masks(_ascending(idx[self._stale[idx]]))
         return self._mask[idx]
 
+    def uniform_legal(
+        self, u: Sequence[float] | np.ndarray, games: Sequence[int] | np.ndarray | None = None
+    ) -> np.ndarray:
+        """``int64 [n]``: in game ``games[i]`` (default all) the legal action the uniform ``u[i]`` picks, the same as
+        ``rummy_env.engine.uniform_legal(self.legal_mask(games), u)``, reading only the part of each mask row it walks
+        (the masks' pass counted their legal actions): random legal play at the engine's speed."""
+        mask = self.legal_mask(games)
+        counts = self._counts if games is None else self._counts[self.game_indices(games)]
+        return pick_legal(mask, u, counts)
+
     def observe(
         self, seats: Sequence[int] | np.ndarray | None = None, games: Sequence[int] | np.ndarray | None = None
     ) -> np.ndarray:
@@ -275,15 +286,17 @@ class Engine:
         raise ValueError(where + explain_illegal(self.spec, self.state, game, action))
 
     def step_and_observe(
-        self, actions: Sequence[int] | np.ndarray, check: bool = True
+        self, actions: Sequence[int] | np.ndarray, check: bool = True, auto_reset: bool = False
     ) -> tuple[StepResult, np.ndarray]:
         """``step`` of every game, then their masks and the observation of each game's seat to act, in one compiled
-        pass per game (per thread from ``PARALLEL_MIN`` games): the cheapest way to drive games decision by decision."""
+        pass per game (per thread from ``PARALLEL_MIN`` games): the cheapest way to drive games decision by decision.
+        With ``auto_reset`` a game that ends is dealt its next game in the same pass (as ``step`` deals it), and its
+        row of the observation is the new game's first; rewards, done and truncated still report the step."""
         g = self.num_games
         chosen = _action_ids(actions, g)
         rewards, done, truncated = np.zeros((g, self.rules.players)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
         out = np.empty((g, self._obs_dim), dtype=np.float32)
-        self._step_observe_into(chosen, check, rewards, done, truncated, out)
+        self._step_observe_into(chosen, check, rewards, done, truncated, out, bool(auto_reset))
         return _result(StepResult, (rewards, done, truncated)), out
 
     def _step_observe_into(
@@ -294,16 +307,18 @@ class Engine:
         done: np.ndarray,
         truncated: np.ndarray,
         out: np.ndarray,
+        auto_reset: bool = False,
     ) -> None:
         """``step_and_observe`` into arrays the caller owns and reuses (``int64 [G]`` actions, zeroed ``float64
         [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``); shapes unchecked (the AEC env).
         Below ``PARALLEL_MIN`` games it enters the compiled step itself: ``_step_games``' way costs a tenth more of
         a one-game step."""
         if self.num_games >= PARALLEL_MIN or self._step_serial is step_kernel:
-            self._step_games(self._all, chosen, check, True, rewards, done, truncated, out)
+            self._step_games(self._all, chosen, check, True, rewards, done, truncated, out, auto_reset)
             return
+        seeds = self._seeds(auto_reset)
         found = self._step_serial(
-            self._ref, self._all, chosen, check, True, rewards, done, truncated, self._max_steps, out
+            self._ref, self._all, chosen, check, True, rewards, done, truncated, self._max_steps, seeds, out
         )
         if found != -1 or self._any_loaded:
             self._step_outcome(self._all, chosen, [found])
@@ -318,15 +333,17 @@ class Engine:
         done: np.ndarray,
         truncated: np.ndarray,
         out: np.ndarray,
+        auto_reset: bool,
     ) -> None:
         """Step each game ``games[i]`` (ascending, unique) with ``chosen[i]`` into ``rewards``, ``done`` and
         ``truncated``: on one thread below ``PARALLEL_MIN`` games (its outcome acted on only when the kernel reports
         something or a loaded position moved), else every game checked first, then each thread its share.
-        ``refresh``: recompute their masks at once; ``out`` (or no rows): observe them too. An illegal action raises
-        before any game moves."""
+        ``refresh``: recompute their masks at once; ``out`` (or no rows): observe them too; ``auto_reset``: deal a
+        game that ends its next game first. An illegal action raises before any game moves."""
+        seeds = self._seeds(auto_reset)
         if len(games) < PARALLEL_MIN:
             found = self._step_serial(
-                self._ref, games, chosen, bool(check), refresh, rewards, done, truncated, self._max_steps, out
+                self._ref, games, chosen, bool(check), refresh, rewards, done, truncated, self._max_steps, seeds, out
             )
             if self._step_serial is step_kernel:  # this engine's first step in this process: its entry is known now
                 self._step_serial = step_kernel.entry_for(self._ref)
@@ -347,12 +364,18 @@ class Engine:
                 done,
                 truncated,
                 self._max_steps,
+                seeds,
                 out[lo:hi] if len(out) else out,
             )
             for ref, lo, hi in self._chunk_bounds(len(games))
         ]
         found = _in_threads(step_kernel, chunks)
         self._step_outcome(games, chosen, found)
+
+    def _seeds(self, auto_reset: bool) -> tuple[np.uint64, np.ndarray]:
+        """The step kernel's ``seeds``: the engine's seed sequence when it deals the games that end their next game
+        (``reset`` without seeds), else none."""
+        return (self._base_seed, self._episodes) if auto_reset else NO_SEEDS
 
     def _step_outcome(self, games: np.ndarray, chosen: np.ndarray, found: list[int]) -> None:
         """Act on what the step kernel returned for each share of ``games``: explain an illegal action, note the
@@ -412,11 +435,7 @@ class Engine:
                 chosen = full[stepped]
         g, n = self.num_games, self.num_players
         rewards, done, truncated = np.zeros((g, n)), np.zeros(g, dtype=bool), np.zeros(g, dtype=bool)
-        self._step_games(stepped, chosen, check, False, rewards, done, truncated, NO_ROWS)
-        if auto_reset:
-            ended = (done | truncated).nonzero()[0]
-            if len(ended):
-                self.reset(games=ended)
+        self._step_games(stepped, chosen, check, False, rewards, done, truncated, NO_ROWS, bool(auto_reset))
         if games is None:
             return _result(StepResult, (rewards, done, truncated))
         return _result(StepResult, (rewards[idx], done[idx], truncated[idx]))

@@ -197,6 +197,33 @@ def test_step_and_observe_equals_step_then_legal_mask_and_observe(name, games):
         fused.step_and_observe(np.full(games, refused))
 
 
+@pytest.mark.parametrize("games", [3, PARALLEL_MIN + 5])
+def test_step_and_observe_auto_reset_deals_what_reset_deals(games):
+    """``auto_reset`` deals a game that ends (done, or truncated at ``max_steps``) the next game of the seed
+    sequence in the same pass, as ``reset`` would, and its row of the observation is the new game's first."""
+    rules = Rules(episode="hand")
+    fused = Engine(rules, num_games=games, seed=9, max_steps=90)
+    plain = Engine(rules, num_games=games, seed=9, max_steps=90)
+    rng = np.random.default_rng(9)
+    ended_games = truncated_games = 0
+    for _ in range(400 if games < PARALLEL_MIN else 200):
+        mask = plain.legal_mask()
+        actions = np.where(mask, rng.random(mask.shape), -1).argmax(axis=1)
+        result, seen = fused.step_and_observe(actions, auto_reset=True)
+        expected, want = plain.step_and_observe(actions)
+        for got, wanted in zip(result, expected, strict=True):
+            assert np.array_equal(got, wanted)
+        ended = (expected.done | expected.truncated).nonzero()[0]
+        plain.reset(games=ended)
+        want[ended] = plain.observe(games=ended)
+        ended_games += int(expected.done.sum())
+        truncated_games += int(expected.truncated.sum())
+        assert np.array_equal(seen, want)
+        assert np.array_equal(fused.legal_mask(), plain.legal_mask())
+        assert fused.seed_state() == plain.seed_state()
+    assert ended_games > 0 and truncated_games > 0
+
+
 # --------------------------------------------------------------------------- auto-reset
 def test_auto_reset_starts_the_predicted_new_game():
     rules = Rules(players=2, episode="hand", hand_size=4)

@@ -91,3 +91,24 @@ def test_threaded_rows_pick_the_same_and_name_the_bad_row():
     u[rows - 2] = 2.0
     with pytest.raises(ValueError, match=rf"u\[{rows - 2}\] = 2.0"):
         uniform_legal(mask, u)
+
+
+@pytest.mark.parametrize("games", [5, PARALLEL_MIN + 3])
+def test_the_engines_sampler_picks_as_uniform_legal_from_the_counts_its_masks_kept(games):
+    """``Engine.uniform_legal`` reads each row's legal actions counted by the mask pass, for every game or some (the
+    games stepped, reset and loaded in between), and picks what ``uniform_legal`` picks from the mask."""
+    engine = Engine(Rules(players=3), num_games=games, seed=2)
+    rng = np.random.default_rng(2)
+    some = np.array([games - 1, 0, 2])
+    for step in range(60):
+        u = rng.random(games)
+        actions = engine.uniform_legal(u)
+        assert (actions == kth_legal(engine.legal_mask(), u)).all()
+        assert (engine.uniform_legal(u[some], games=some) == kth_legal(engine.legal_mask(some), u[some])).all()
+        engine.step_and_observe(actions, auto_reset=step % 2 == 0)
+        if step == 30:
+            engine.reset(games=[1])
+    with pytest.raises(ValueError, match=r"u must lie in \[0, 1\]"):
+        engine.uniform_legal(np.full(games, 1.5))
+    with pytest.raises(ValueError, match="one uniform per row"):
+        engine.uniform_legal(rng.random(games + 1))

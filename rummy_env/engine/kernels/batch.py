@@ -28,32 +28,64 @@ def reset_games(s, k, games, seeds):
 
 @njit(cache=True)
 def episode_seeds_games(base, games, episodes, out):
-    """``out[i]``: the seed of the next episode of game ``games[i]`` of an engine seeded ``base`` whose games have
-    played ``episodes`` episodes (a splitmix64 hash of the three: ``Engine.episode_seeds``)."""
+    """``out[i]``: the seed of the next episode of game ``games[i]`` (``episode_seed``)."""
     for i in range(games.shape[0]):
-        game = mix64(base + mix64(np.uint64(games[i]) + np.uint64(1)))
-        out[i] = mix64(game ^ mix64(episodes[games[i]] + np.uint64(7)))
+        out[i] = episode_seed(base, games[i], episodes)
 
 
 @inline
-def fresh_row(s, k, g, mask, stale, work):
-    """Game ``g``'s row of ``mask [G, A]`` computed if ``stale[g]`` (then no longer stale); False when that leaves
-    the game without a legal action."""
+def episode_seed(base, g, episodes):
+    """The seed of the next episode of game ``g`` of an engine seeded ``base`` whose games have played ``episodes``
+    episodes (a splitmix64 hash of the three: ``Engine.episode_seeds``)."""
+    game = mix64(base + mix64(np.uint64(g) + np.uint64(1)))
+    return mix64(game ^ mix64(episodes[g] + np.uint64(7)))
+
+
+@inline
+def deal_next(s, k, g, base, episodes):
+    """Deal game ``g`` its next episode from the engine's seed sequence, counting it (``Engine.reset`` without
+    seeds)."""
+    new_game(s, k, g, episode_seed(base, g, episodes))
+    episodes[g] += np.uint64(1)
+
+
+@inline
+def fresh_row(s, k, g, mask, stale, counts, work):
+    """Game ``g``'s row of ``mask [G, A]`` and its count of legal actions ``counts[g]`` computed if ``stale[g]``
+    (then no longer stale); False when that leaves the game without a legal action."""
     if not stale[g]:
         return True
     stale[g] = False
-    return legal_row(s, k, g, mask[g], work)
+    return counted_row(s, k, g, mask, counts, work)
 
 
 @inline
-def masks_loop(s, k, games, out, stale, work):
-    """Write the legal actions of those ``games`` that are ``stale`` into their rows of ``out [G, A]``; returns the
-    first game left without a legal action, else -1."""
+def counted_row(s, k, g, mask, counts, work):
+    """``legal_row`` of game ``g`` into its row of ``mask``, and the row's legal actions counted into ``counts[g]``
+    while the row is in cache (the sampler then reads only the part of the row it walks: ``nth_legal``)."""
+    found = legal_row(s, k, g, mask[g], work)
+    counts[g] = legal_count(mask[g].view(np.uint8))
+    return found
+
+
+@inline
+def legal_count(row):
+    """How many actions the mask ``row`` (bytes) offers."""
+    count = 0
+    for a in range(row.shape[0]):
+        count += row[a]
+    return count
+
+
+@inline
+def masks_loop(s, k, games, out, stale, counts, work):
+    """Write the legal actions of those ``games`` that are ``stale`` into their rows of ``out [G, A]`` (and their
+    counts); returns the first game left without a legal action, else -1."""
     s, k, out, work = borrowed((s, k, out, work))
     stuck = -1
     for i in range(games.shape[0]):
         g = games[i]
-        if not fresh_row(s, k, g, out, stale, work) and stuck < 0:
+        if not fresh_row(s, k, g, out, stale, counts, work) and stuck < 0:
             stuck = g
     return stuck
 
@@ -68,24 +100,26 @@ def step_game(s, k, g, action, rewards, work):
 
 
 @inline
-def first_illegal(s, k, games, actions, mask, stale, work):
+def first_illegal(s, k, games, actions, mask, stale, counts, work):
     """The first ``i`` whose action is illegal in game ``games[i]`` (not over), else ``len(games)``."""
     s, k, mask, work = borrowed((s, k, mask, work))
     for i in range(games.shape[0]):
         g = games[i]
         if s.phase[g] == GAME_OVER:
             continue
-        fresh_row(s, k, g, mask, stale, work)
+        fresh_row(s, k, g, mask, stale, counts, work)
         if not (0 <= actions[i] < mask.shape[1] and mask[g, actions[i]]):
             return i
     return games.shape[0]
 
 
 @inline
-def step_loop(s, k, games, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work):
-    """Step each game ``games[i]`` (not over), set its done and truncated flags, and refresh its mask (or mark it
+def step_loop(s, k, games, actions, refresh, mask, stale, counts, rewards, done, truncated, max_steps, seeds, work):
+    """Step each game ``games[i]`` (not over), set its done and truncated flags, deal a game that ended its next
+    episode when ``seeds`` (``(base, episodes)``: ``deal_next``) has episodes, and refresh its mask (or mark it
     stale); returns the first game whose refreshed mask has no legal action, else -1."""
     s, k, mask, rewards, work = borrowed((s, k, mask, rewards, work))
+    base, episodes = seeds
     stuck = -1
     for i in range(games.shape[0]):
         g = games[i]
@@ -94,29 +128,34 @@ def step_loop(s, k, games, actions, refresh, mask, stale, rewards, done, truncat
         step_game(s, k, g, actions[i], rewards[g], work)
         done[g] = s.phase[g] == GAME_OVER
         truncated[g] = not done[g] and max_steps > 0 and s.steps[g] >= max_steps
-        if refresh and not legal_row(s, k, g, mask[g], work) and stuck < 0:
+        if episodes.shape[0] > 0 and (done[g] or truncated[g]):
+            deal_next(s, k, g, base, episodes)
+        if refresh and not counted_row(s, k, g, mask, counts, work) and stuck < 0:
             stuck = g
         stale[g] = not refresh
     return stuck
 
 
 @njit(cache=True, nogil=True)
-def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, max_steps, out):
+def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, max_steps, seeds, out):
     """Apply ``actions[i]`` in every game ``games[i]`` of ``ref`` not over; returns -1, or the first ``i`` whose
     action is illegal (``check``: then nothing is applied). ``refresh``: recompute the stepped games' masks at once;
+    ``seeds``: ``(base, episodes [G])`` deals each game that ends its next episode at once (no episodes: none);
     ``out [count, obs_dim]`` (or no rows): then game ``games[i]`` as its seat to act sees it (the AEC env's step).
     A game ``g`` left without a legal action returns ``-2 - g`` (after the step). No ``actions`` at all: only the
     stale masks of ``games`` are computed (one entry point for both, so a first start compiles the masks once)."""
-    s, k, work, mask, stale = unpack(ref)
+    s, k, work, mask, stale, counts = unpack(ref)
     count = games.shape[0]
     if actions.shape[0] == 0:
-        stuck = masks_loop(s, k, games, mask, stale, work)
+        stuck = masks_loop(s, k, games, mask, stale, counts, work)
         return -1 if stuck < 0 else -2 - stuck
     if check:
-        bad = first_illegal(s, k, games, actions, mask, stale, work)
+        bad = first_illegal(s, k, games, actions, mask, stale, counts, work)
         if bad < count:
             return bad
-    stuck = step_loop(s, k, games, actions, refresh, mask, stale, rewards, done, truncated, max_steps, work)
+    stuck = step_loop(
+        s, k, games, actions, refresh, mask, stale, counts, rewards, done, truncated, max_steps, seeds, work
+    )
     if out.shape[0] > 0:
         observe_loop(s, k, games, np.full(count, -1), out)
     return -1 if stuck < 0 else -2 - stuck
@@ -139,24 +178,24 @@ def observe_games(ref, games, seats, out):
 
 
 @njit(cache=True, nogil=True)
-def uniform_legal_rows(mask, u, out):
+def uniform_legal_rows(mask, u, counts, out):
     """``out[i]``: the ``floor(u[i] * n)``-th of the ``n`` legal actions of ``mask[i]`` (the last for ``u[i] = 1``, 0
-    when there is none); returns -1, or the first ``i`` whose ``u[i]`` is not in [0, 1] (then ``out`` is unfinished)."""
+    when there is none), ``n`` counted here or given as ``counts[i]`` (no counts: count them); returns -1, or the
+    first ``i`` whose ``u[i]`` is not in [0, 1] (then ``out`` is unfinished)."""
     rows = mask.view(np.uint8)  # bytes: the compiler vectorizes their sums, not those of booleans
+    counted = counts.shape[0] > 0
     for i in range(rows.shape[0]):
         if not 0.0 <= u[i] <= 1.0:
             return i
-        out[i] = nth_legal(rows[i], u[i])
+        out[i] = nth_legal(rows[i], u[i], counts[i] if counted else legal_count(rows[i]))
     return -1
 
 
 @inline
-def nth_legal(row, u):
-    """The legal action of the mask ``row`` (bytes) that ``u`` in [0, 1] picks, every legal one equally likely:
-    counted from whichever end is nearer, skipping ``SPAN`` bytes at a time (most of a row is illegal)."""
-    count = 0
-    for a in range(row.shape[0]):
-        count += row[a]
+def nth_legal(row, u, count):
+    """The legal action of the mask ``row`` (bytes, ``count`` of them set) that ``u`` in [0, 1] picks, every legal
+    one equally likely: counted from whichever end is nearer, skipping ``SPAN`` bytes at a time (most of a row is
+    illegal)."""
     left = min(int(u * count), count - 1)
     if left < 0:
         return 0
@@ -258,5 +297,5 @@ def callable_depths_games(s, k, games, out):
 @njit(cache=True)
 def refusal_game(ref, g, action):
     """Why the mask refuses ``action`` in game ``g`` of ``ref`` (a ``reasons`` code; 0 when it offers it)."""
-    s, k, work, _, _ = unpack(ref)
+    s, k, work, _, _, _ = unpack(ref)
     return refusal(s, k, g, action, work)

@@ -122,14 +122,15 @@ class JokerlessSpecRef(SpecRef):
 
 
 class EngineRef(structref.StructRefProxy):
-    """One engine's ``StateRef``, ``SpecRef``, serial ``work``, ``mask [G, A]`` and ``stale [G]``."""
+    """One engine's ``StateRef``, ``SpecRef``, serial ``work``, ``mask [G, A]``, ``stale [G]`` and ``counts [G]`` (the
+    legal actions of each mask row that is not stale)."""
 
 
 for _proxy, _typeclass, _fields in (
     (StateRef, StateRefType, StateArrays._fields),
     (SpecRef, SpecRefType, KernelSpec._fields),
     (JokerlessSpecRef, JokerlessSpecRefType, KernelSpec._fields),
-    (EngineRef, EngineRefType, ("state", "spec", "work", "mask", "stale")),
+    (EngineRef, EngineRefType, ("state", "spec", "work", "mask", "stale", "counts")),
 ):
     structref.define_constructor(_proxy, _typeclass, list(_fields))
     _boxing(_typeclass, _proxy)
@@ -151,8 +152,8 @@ def _jokerless_spec_ref(spec):
 
 
 @njit(cache=True)
-def _engine_ref(state, spec, work, mask, stale):
-    return EngineRef(state, spec, borrowed(work), borrowed(mask), borrowed(stale))
+def _engine_ref(state, spec, work, mask, stale, counts):
+    return EngineRef(state, spec, borrowed(work), borrowed(mask), borrowed(stale), borrowed(counts))
 
 
 def _keeping(ref: Any, *alive: Any) -> Any:
@@ -230,12 +231,12 @@ def _spec_ref_of(spec: GameSpec) -> SpecRef:
     return spec_ref(kernel_spec(spec))
 
 
-def engine_ref(state: StateRef, spec: SpecRef, work: tuple, mask: Any, stale: Any) -> EngineRef:
+def engine_ref(state: StateRef, spec: SpecRef, work: tuple, mask: Any, stale: Any, counts: Any) -> EngineRef:
     """An ``EngineRef`` of these (what the serial entry points of ``batch.py`` take)."""
-    return _keeping(_engine_ref(state, spec, work, mask, stale), state, spec, work, mask, stale)
+    return _keeping(_engine_ref(state, spec, work, mask, stale, counts), state, spec, work, mask, stale, counts)
 
 
 @inline
 def unpack(ref):
-    """``(state, spec, work, mask, stale)`` of an ``EngineRef``."""
-    return ref.state, ref.spec, borrowed(ref.work), borrowed(ref.mask), borrowed(ref.stale)
+    """``(state, spec, work, mask, stale, counts)`` of an ``EngineRef``."""
+    return ref.state, ref.spec, borrowed(ref.work), borrowed(ref.mask), borrowed(ref.stale), borrowed(ref.counts)
