@@ -9,7 +9,8 @@ kept working across engine changes; the rest of ``kernels`` is the engine's own 
   observation's scales;
 - ``unseen_row``: the copies of each kind a seat cannot see (``rummy_env.infoset.unseen_counts``);
 - ``unpack`` (of ``Engine.kernel_ref``), ``fresh_row``, ``step_game``: an engine's arrays, a game's legal actions
-  (computed if stale) and one step of a game, for kernels that play games on (the search's rollouts);
+  and their count (computed if stale) and one step of a game, for kernels that play games on (the search's
+  rollouts);
   ``legal_row``: a game's legal actions into a row of one's own.
 """
 
