@@ -227,11 +227,12 @@ def leaves_moves(s, k, g, seat, root, work):
     finished" test of both."""
     masks, hopes, cursor, base, flags = work
     start_node(s, g, seat, root, k, s, base)
+    if not k.dealers_joker:  # the placements alone: no mask row to write and scan
+        return any_placement(s, k, base, (masks, hopes, cursor, base + 1, flags))
     after = flags[AFTER_MOVE, : k.num_actions]
     after[:] = False
     play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags))
-    if k.dealers_joker:
-        gambit_play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags))
+    gambit_play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags))
     return after.any()
 
 
@@ -267,13 +268,37 @@ def reaches_minimum(s, k, g, seat, root, work):
 @kernel
 def play_mask(s, k, g, row, work):
     """The play phase's melds, lay-offs and joker lay-offs (discards come later)."""
-    masks, hopes, cursor, base, _ = work
+    masks, hopes, _, base, _ = work
     allowed, hopeful = masks[base], hopes[base]
     if play_mask_core(s, k, g, allowed, hopeful):
         for w in range(k.placements):
             if hopeful[w]:
-                allowed[w] = out_search(s, g, s.current[g], column_action(k, w), k, s, masks, hopes, cursor, base + 1)
+                allowed[w] = hope_met(s, k, g, w, work)
     write_placements(k, row, allowed)
+
+
+@inline
+def any_placement(s, k, g, work):
+    """Whether ``play_mask`` offers the acting seat of game ``g`` a placement, without writing its row: the
+    placements that need no search first, then the hopeful ones' searches until one goes out."""
+    masks, hopes, _, base, _ = work
+    allowed, hopeful = masks[base], hopes[base]
+    hopes_any = play_mask_core(s, k, g, allowed, hopeful)
+    for w in range(k.placements):
+        if allowed[w] and column_enabled(k, w):
+            return True
+    for w in range(k.placements if hopes_any else 0):
+        if hopeful[w] and column_enabled(k, w) and hope_met(s, k, g, w, work):
+            return True
+    return False
+
+
+@inline
+def hope_met(s, k, g, w, work):
+    """Whether hopeful placement ``w`` (it leaves only copies of the card taken alone from the top) still lets the
+    acting seat go out this turn (``play_mask_core``'s ``hopeful``)."""
+    masks, hopes, cursor, base, _ = work
+    return out_search(s, g, s.current[g], column_action(k, w), k, s, masks, hopes, cursor, base + 1)
 
 
 @inline
