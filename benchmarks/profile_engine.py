@@ -45,7 +45,7 @@ if __package__ in (None, ""):  # run as `python benchmarks/profile_engine.py`
 from benchmarks.throughput import desynchronised_state, random_legal_actions
 from rummy_env import Engine, Rules
 from rummy_env.actions import KIND_NAMES, layout_for
-from rummy_env.engine.calls import NO_SEEDS, step_kernel
+from rummy_env.engine.calls import step_kernel
 from rummy_env.engine.state import PHASE_NAMES
 
 WORKING_SETS = (256, 1024, 4096, 16384)  # batches of the one-thread step: in L2, at its edge, the benchmark's, past L3
@@ -170,7 +170,7 @@ def working_set_table(seed: int, rules: Rules, batches: tuple[int, ...] = WORKIN
             actions = random_legal_actions(rng, eng)
             rewards[:] = 0.0
             start = time.thread_time()
-            step_kernel(eng._ref, games, actions, False, True, rewards, done, truncated, 0, NO_SEEDS, out)
+            step_kernel(eng._ref, games, actions, False, True, False, rewards, done, truncated, 0, out)
             times.append(time.thread_time() - start)
             ended = done.nonzero()[0]
             if len(ended):

@@ -286,7 +286,7 @@ def bench_fused(args: Args, batch: int, pool_state) -> Bench:
         actions = random_legal_actions(rng, eng)  # from the masks the last step kept
         t1 = clock()
         res, _ = eng.step_and_observe(actions, check=False, auto_reset=True)
-        return int(res.done.sum()), (t1, clock())
+        return int(np.count_nonzero(res.done)), (t1, clock())  # cheaper than .sum() for one game
 
     timed = step_timer(step, ["sample", "step+mask+obs"], batch)
     name = f"rummy-env Engine.step_and_observe, batch {batch}" + (" (one game)" if batch == 1 else "")

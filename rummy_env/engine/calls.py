@@ -66,8 +66,6 @@ observe_kernel = FixedTypes(batch.observe_games)
 """``kernels.batch.observe_games``, entered directly."""
 NO_ROWS = np.zeros((0, 0), dtype=np.float32)
 """The step kernel's ``out`` when it observes nothing."""
-NO_SEEDS = (np.uint64(0), np.zeros(0, dtype=np.uint64))
-"""The step kernel's ``seeds`` when it deals no game that ends a new one."""
 _NO_ACTIONS, _NO_REWARDS, _NO_FLAGS = np.zeros(0, dtype=np.int64), np.zeros((0, 0)), np.zeros(0, dtype=bool)
 
 
@@ -75,7 +73,7 @@ def refresh_masks(ref: Any, games: np.ndarray) -> int:
     """Compute the stale masks of ``games`` (``int64``, ascending) of the kernel ref ``ref``, on this thread; the
     first game left without a legal action, else -1 (the step kernel called without actions)."""
     return stuck_game(
-        step_kernel(ref, games, _NO_ACTIONS, False, False, _NO_REWARDS, _NO_FLAGS, _NO_FLAGS, 0, NO_SEEDS, NO_ROWS)
+        step_kernel(ref, games, _NO_ACTIONS, False, False, False, _NO_REWARDS, _NO_FLAGS, _NO_FLAGS, 0, NO_ROWS)
     )
 
 
@@ -260,4 +258,7 @@ def _one_game(spec: GameSpec, s: State, g: int) -> tuple[Any, np.ndarray]:
     work = Work(spec, 1, threads=1)
     work.state.put(np.zeros(1, dtype=np.int64), s.take(np.array([g])))
     mask, stale, counts = np.zeros((1, spec.layout.num_actions), dtype=bool), np.ones(1, dtype=bool), np.zeros(1, int)
-    return engine_ref(state_ref(work.arrays), kernel_spec_ref(spec), work.scratch(0), mask, stale, counts), mask
+    sequence = np.zeros(2, dtype=np.uint64)
+    return engine_ref(
+        state_ref(work.arrays), kernel_spec_ref(spec), work.scratch(0), mask, stale, counts, sequence
+    ), mask

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..rules import Rules
-from .calls import NO_ROWS, NO_SEEDS, observe_kernel, pick_legal, refresh_masks, step_kernel, stuck_game
+from .calls import NO_ROWS, observe_kernel, pick_legal, refresh_masks, step_kernel, stuck_game
 from .kernels import batch
 from .kernels.ref import engine_ref, kernel_spec_ref, state_ref
 from .kernels.work import Work
@@ -111,8 +111,9 @@ class Engine:
             seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an integer or None, got {seed!r}")
-        self._base_seed = np.uint64(int(seed) % 2**64)
-        self._episodes = np.zeros(self.num_games, dtype=np.uint64)
+        self._seed_sequence = np.zeros(1 + self.num_games, dtype=np.uint64)  # the base seed, each game's episodes
+        self._seed_sequence[0] = int(seed) % 2**64
+        self._episodes = self._seed_sequence[1:]
         self._mask = np.zeros((self.num_games, self.num_actions), dtype=bool)
         self._mask_view = self._mask.view()
         self._mask_view.flags.writeable = False
@@ -125,7 +126,15 @@ class Engine:
         self._obs_dim = self.obs_dim
         self._max_steps = int(max_steps or 0)  # as the step kernel takes it (0: never truncate)
         self._refs = [
-            engine_ref(self._kstate, self._kspec, self._work.scratch(t), self._mask, self._stale, self._counts)
+            engine_ref(
+                self._kstate,
+                self._kspec,
+                self._work.scratch(t),
+                self._mask,
+                self._stale,
+                self._counts,
+                self._seed_sequence,
+            )
             for t in range(self._work.threads)
         ]
         self._ref = self._refs[0]
@@ -177,7 +186,7 @@ class Engine:
     def _episode_seeds(self, idx: np.ndarray) -> np.ndarray:
         """``episode_seeds`` of checked indices (``game_indices``), compiled: a few games' cost ~1 us, not ~30."""
         seeds = np.empty(len(idx), dtype=np.uint64)
-        batch.episode_seeds_games(self._base_seed, idx, self._episodes, seeds)
+        batch.episode_seeds_games(self._seed_sequence[0], idx, self._episodes, seeds)
         return seeds
 
     def reset(
@@ -193,15 +202,15 @@ class Engine:
 
     def seed_state(self) -> dict[str, Any]:
         """The engine's seed sequence (base seed and per-game episode counts), to checkpoint a run."""
-        return {"base_seed": int(self._base_seed), "episodes": self._episodes.tolist()}
+        return {"base_seed": int(self._seed_sequence[0]), "episodes": self._episodes.tolist()}
 
     def set_seed_state(self, seed_state: dict[str, Any]) -> None:
         """Restore what ``seed_state()`` returned, so later resets draw the same seeds."""
         episodes = np.asarray(seed_state["episodes"], dtype=np.uint64)
         if episodes.shape != (self.num_games,):
             raise ValueError(f"seed_state has {episodes.size} episode counts for {self.num_games} games")
-        self._base_seed = np.uint64(int(seed_state["base_seed"]))
-        self._episodes = episodes.copy()
+        self._seed_sequence[0] = int(seed_state["base_seed"]) % 2**64
+        self._episodes[:] = episodes
 
     def load_state(self, games: Sequence[int] | np.ndarray, state: State) -> None:
         """Overwrite ``games`` with the rows of ``state`` (e.g. a loaded scenario)."""
@@ -316,9 +325,8 @@ class Engine:
         if self.num_games >= PARALLEL_MIN or self._step_serial is step_kernel:
             self._step_games(self._all, chosen, check, True, rewards, done, truncated, out, auto_reset)
             return
-        seeds = self._seeds(auto_reset)
         found = self._step_serial(
-            self._ref, self._all, chosen, check, True, rewards, done, truncated, self._max_steps, seeds, out
+            self._ref, self._all, chosen, check, True, auto_reset, rewards, done, truncated, self._max_steps, out
         )
         if found != -1 or self._any_loaded:
             self._step_outcome(self._all, chosen, [found])
@@ -340,10 +348,19 @@ class Engine:
         something or a loaded position moved), else every game checked first, then each thread its share.
         ``refresh``: recompute their masks at once; ``out`` (or no rows): observe them too; ``auto_reset``: deal a
         game that ends its next game first. An illegal action raises before any game moves."""
-        seeds = self._seeds(auto_reset)
         if len(games) < PARALLEL_MIN:
             found = self._step_serial(
-                self._ref, games, chosen, bool(check), refresh, rewards, done, truncated, self._max_steps, seeds, out
+                self._ref,
+                games,
+                chosen,
+                bool(check),
+                refresh,
+                auto_reset,
+                rewards,
+                done,
+                truncated,
+                self._max_steps,
+                out,
             )
             if self._step_serial is step_kernel:  # this engine's first step in this process: its entry is known now
                 self._step_serial = step_kernel.entry_for(self._ref)
@@ -360,22 +377,17 @@ class Engine:
                 chosen[lo:hi],
                 False,
                 refresh,
+                auto_reset,
                 rewards,
                 done,
                 truncated,
                 self._max_steps,
-                seeds,
                 out[lo:hi] if len(out) else out,
             )
             for ref, lo, hi in self._chunk_bounds(len(games))
         ]
         found = _in_threads(step_kernel, chunks)
         self._step_outcome(games, chosen, found)
-
-    def _seeds(self, auto_reset: bool) -> tuple[np.uint64, np.ndarray]:
-        """The step kernel's ``seeds``: the engine's seed sequence when it deals the games that end their next game
-        (``reset`` without seeds), else none."""
-        return (self._base_seed, self._episodes) if auto_reset else NO_SEEDS
 
     def _step_outcome(self, games: np.ndarray, chosen: np.ndarray, found: list[int]) -> None:
         """Act on what the step kernel returned for each share of ``games``: explain an illegal action, note the

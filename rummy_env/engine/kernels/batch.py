@@ -114,12 +114,13 @@ def first_illegal(s, k, games, actions, mask, stale, counts, work):
 
 
 @inline
-def step_loop(s, k, games, actions, refresh, mask, stale, counts, rewards, done, truncated, max_steps, seeds, work):
+def step_loop(s, k, games, actions, refresh, mask, stale, counts, rewards, done, truncated, max_steps, sequence, work):
     """Step each game ``games[i]`` (not over), set its done and truncated flags, deal a game that ended its next
-    episode when ``seeds`` (``(base, episodes)``: ``deal_next``) has episodes, and refresh its mask (or mark it
-    stale); returns the first game whose refreshed mask has no legal action, else -1."""
+    episode when ``sequence`` (the engine's seed sequence, ``[base, episodes of each game...]``, or only the base)
+    has its games' episodes (``deal_next``), and refresh its mask (or mark it stale); returns the first game whose
+    refreshed mask has no legal action, else -1."""
     s, k, mask, rewards, work = borrowed((s, k, mask, rewards, work))
-    base, episodes = seeds
+    base, episodes = sequence[0], sequence[1:]
     stuck = -1
     for i in range(games.shape[0]):
         g = games[i]
@@ -137,14 +138,15 @@ def step_loop(s, k, games, actions, refresh, mask, stale, counts, rewards, done,
 
 
 @njit(cache=True, nogil=True)
-def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, max_steps, seeds, out):
+def step_serial(ref, games, actions, check, refresh, reset, rewards, done, truncated, max_steps, out):
     """Apply ``actions[i]`` in every game ``games[i]`` of ``ref`` not over; returns -1, or the first ``i`` whose
     action is illegal (``check``: then nothing is applied). ``refresh``: recompute the stepped games' masks at once;
-    ``seeds``: ``(base, episodes [G])`` deals each game that ends its next episode at once (no episodes: none);
+    ``reset``: deal each game that ends its next episode at once, from the engine's seed sequence;
     ``out [count, obs_dim]`` (or no rows): then game ``games[i]`` as its seat to act sees it (the AEC env's step).
     A game ``g`` left without a legal action returns ``-2 - g`` (after the step). No ``actions`` at all: only the
     stale masks of ``games`` are computed (one entry point for both, so a first start compiles the masks once)."""
     s, k, work, mask, stale, counts = unpack(ref)
+    sequence = ref.seed_sequence[: ref.seed_sequence.shape[0] if reset else 1]
     count = games.shape[0]
     if actions.shape[0] == 0:
         stuck = masks_loop(s, k, games, mask, stale, counts, work)
@@ -154,7 +156,7 @@ def step_serial(ref, games, actions, check, refresh, rewards, done, truncated, m
         if bad < count:
             return bad
     stuck = step_loop(
-        s, k, games, actions, refresh, mask, stale, counts, rewards, done, truncated, max_steps, seeds, work
+        s, k, games, actions, refresh, mask, stale, counts, rewards, done, truncated, max_steps, sequence, work
     )
     if out.shape[0] > 0:
         observe_loop(s, k, games, np.full(count, -1), out)

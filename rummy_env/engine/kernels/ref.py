@@ -122,15 +122,16 @@ class JokerlessSpecRef(SpecRef):
 
 
 class EngineRef(structref.StructRefProxy):
-    """One engine's ``StateRef``, ``SpecRef``, serial ``work``, ``mask [G, A]``, ``stale [G]`` and ``counts [G]`` (the
-    legal actions of each mask row that is not stale)."""
+    """One engine's ``StateRef``, ``SpecRef``, serial ``work``, ``mask [G, A]``, ``stale [G]``, ``counts [G]`` (the
+    legal actions of each mask row that is not stale) and ``seed_sequence [1 + G]`` (the base seed, then the episodes
+    each game has played: ``Engine.seed_state``)."""
 
 
 for _proxy, _typeclass, _fields in (
     (StateRef, StateRefType, StateArrays._fields),
     (SpecRef, SpecRefType, KernelSpec._fields),
     (JokerlessSpecRef, JokerlessSpecRefType, KernelSpec._fields),
-    (EngineRef, EngineRefType, ("state", "spec", "work", "mask", "stale", "counts")),
+    (EngineRef, EngineRefType, ("state", "spec", "work", "mask", "stale", "counts", "seed_sequence")),
 ):
     structref.define_constructor(_proxy, _typeclass, list(_fields))
     _boxing(_typeclass, _proxy)
@@ -152,8 +153,8 @@ def _jokerless_spec_ref(spec):
 
 
 @njit(cache=True)
-def _engine_ref(state, spec, work, mask, stale, counts):
-    return EngineRef(state, spec, borrowed(work), borrowed(mask), borrowed(stale), borrowed(counts))
+def _engine_ref(state, spec, work, mask, stale, counts, sequence):
+    return EngineRef(state, spec, borrowed(work), borrowed(mask), borrowed(stale), borrowed(counts), borrowed(sequence))
 
 
 def _keeping(ref: Any, *alive: Any) -> Any:
@@ -231,9 +232,12 @@ def _spec_ref_of(spec: GameSpec) -> SpecRef:
     return spec_ref(kernel_spec(spec))
 
 
-def engine_ref(state: StateRef, spec: SpecRef, work: tuple, mask: Any, stale: Any, counts: Any) -> EngineRef:
+def engine_ref(
+    state: StateRef, spec: SpecRef, work: tuple, mask: Any, stale: Any, counts: Any, sequence: Any
+) -> EngineRef:
     """An ``EngineRef`` of these (what the serial entry points of ``batch.py`` take)."""
-    return _keeping(_engine_ref(state, spec, work, mask, stale, counts), state, spec, work, mask, stale, counts)
+    ref = _engine_ref(state, spec, work, mask, stale, counts, sequence)
+    return _keeping(ref, state, spec, work, mask, stale, counts, sequence)
 
 
 @inline
