@@ -348,20 +348,9 @@ class Engine:
         something or a loaded position moved), else every game checked first, then each thread its share.
         ``refresh``: recompute their masks at once; ``out`` (or no rows): observe them too; ``auto_reset``: deal a
         game that ends its next game first. An illegal action raises before any game moves."""
+        shared = (refresh, auto_reset, rewards, done, truncated, self._max_steps)  # every share's
         if len(games) < PARALLEL_MIN:
-            found = self._step_serial(
-                self._ref,
-                games,
-                chosen,
-                bool(check),
-                refresh,
-                auto_reset,
-                rewards,
-                done,
-                truncated,
-                self._max_steps,
-                out,
-            )
+            found = self._step_serial(self._ref, games, chosen, bool(check), *shared, out)
             if self._step_serial is step_kernel:  # this engine's first step in this process: its entry is known now
                 self._step_serial = step_kernel.entry_for(self._ref)
             if found != -1 or self._any_loaded:
@@ -371,19 +360,7 @@ class Engine:
         if bad >= 0:
             self._refuse(int(games[bad]), int(chosen[bad]))
         chunks = [
-            (
-                ref,
-                games[lo:hi],
-                chosen[lo:hi],
-                False,
-                refresh,
-                auto_reset,
-                rewards,
-                done,
-                truncated,
-                self._max_steps,
-                out[lo:hi] if len(out) else out,
-            )
+            (ref, games[lo:hi], chosen[lo:hi], False, *shared, out[lo:hi] if len(out) else out)
             for ref, lo, hi in self._chunk_bounds(len(games))
         ]
         found = _in_threads(step_kernel, chunks)

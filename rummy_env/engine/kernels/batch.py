@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from ..state import GAME_OVER
-from .jit import borrowed, inline
+from .jit import borrowed, inline, row_total
 from .masks import NOT_WILD, callable_depths, legal_row, pile_melds
 from .observation import observe_row, unseen_row
 from .ref import unpack
@@ -64,17 +64,8 @@ def counted_row(s, k, g, mask, counts, work):
     """``legal_row`` of game ``g`` into its row of ``mask``, and the row's legal actions counted into ``counts[g]``
     while the row is in cache (the sampler then reads only the part of the row it walks: ``nth_legal``)."""
     found = legal_row(s, k, g, mask[g], work)
-    counts[g] = legal_count(mask[g].view(np.uint8))
+    counts[g] = row_total(mask[g].view(np.uint8))
     return found
-
-
-@inline
-def legal_count(row):
-    """How many actions the mask ``row`` (bytes) offers."""
-    count = 0
-    for a in range(row.shape[0]):
-        count += row[a]
-    return count
 
 
 @inline
@@ -189,7 +180,7 @@ def uniform_legal_rows(mask, u, counts, out):
     for i in range(rows.shape[0]):
         if not 0.0 <= u[i] <= 1.0:
             return i
-        out[i] = nth_legal(rows[i], u[i], counts[i] if counted else legal_count(rows[i]))
+        out[i] = nth_legal(rows[i], u[i], counts[i] if counted else row_total(rows[i]))
     return -1
 
 

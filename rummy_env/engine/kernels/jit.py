@@ -485,6 +485,16 @@ def drop_stale_cache(cache_dir: Path, pattern: str, sources: Iterable[Path]) -> 
         return
 
 
+@inline
+def row_total(row):
+    """The sum of a 1-d row's entries (a hand's cards, a mask row's legal actions as bytes: the compiler vectorizes
+    it)."""
+    total = 0
+    for c in range(row.shape[0]):
+        total += row[c]
+    return total
+
+
 @intrinsic
 def popcount(typingctx, bits):
     """The number of set bits of a ``uint64`` (one instruction where the CPU has it)."""

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...cards import NUM_KINDS
 from ..state import DJ_NONE, DJ_USED, DRAW_PHASE, NOBODY, OUT_OF_PLAY, PLAY_PHASE
-from .jit import inline, kernel
+from .jit import inline, kernel, row_total
 from .kernel_spec import LAST_DISCARD
 from .seats import seat_after
 
@@ -287,10 +287,7 @@ def hand_total(s, g, seat):
 @inline
 def cards_in(hand):
     """Cards in a hand row (``[53]`` counts, jokers included)."""
-    total = 0
-    for c in range(hand.shape[0]):
-        total += hand[c]
-    return total
+    return row_total(hand)
 
 
 @inline
