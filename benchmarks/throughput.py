@@ -263,7 +263,7 @@ def bench_engine(args: Args, batch: int, pool_state, rules: Rules | None = None,
     clock = time.perf_counter
 
     def step() -> tuple[int, tuple[float, ...]]:
-        mask = eng.legal_mask()
+        eng.legal_mask()
         t1 = clock()
         eng.observe()  # a learner would feed this to its policy
         t2 = clock()

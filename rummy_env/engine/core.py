@@ -320,8 +320,8 @@ class Engine:
     ) -> None:
         """``step_and_observe`` into arrays the caller owns and reuses (``int64 [G]`` actions, zeroed ``float64
         [G, N]`` rewards, ``bool [G]`` done and truncated, ``float32 [G, obs_dim]``; ``auto_reset`` as there); shapes
-        unchecked (the AEC env). Below ``PARALLEL_MIN`` games it enters the compiled step itself: ``_step_games``' way costs a tenth more of
-        a one-game step."""
+        unchecked (the AEC env). Below ``PARALLEL_MIN`` games it enters the compiled step itself: ``_step_games``' way
+        costs a tenth more of a one-game step."""
         if self.num_games >= PARALLEL_MIN or self._step_serial is step_kernel:
             self._step_games(self._all, chosen, check, True, rewards, done, truncated, out, auto_reset)
             return
