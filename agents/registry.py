@@ -65,8 +65,8 @@ BEST_AGENTS: dict[str, tuple[str, str]] = {
         _guided("partnership_pile_mlp.zip"),
         (
             "models/README.md, Pile-view guides: 0.835 [0.777, 0.880] of 200 games against a strategic side where "
-            "the search guided by partnership_recipe_strong_mlp gives 0.780 on the same deals, and 0.534 [0.490, "
-            "0.577] of 500 games against it (27-33 of the README round robin's 60); 6.1 ms a decision one game at "
+            "the search guided by partnership_recipe_strong_mlp gives 0.780 on the same deals, and 0.542 [0.503, "
+            "0.581] of 620 games against it (27-33 of the README round robin's 60); 6.1 ms a decision one game at "
             "a time"
         ),
     ),
