@@ -108,6 +108,8 @@ def test_the_engines_sampler_picks_as_uniform_legal_from_the_counts_its_masks_ke
         engine.step_and_observe(actions, auto_reset=step % 2 == 0)
         if step == 30:
             engine.reset(games=[1])
+        if step == 40:
+            engine.load_state([0], engine.state.take(np.array([2])))
     with pytest.raises(ValueError, match=r"u must lie in \[0, 1\]"):
         engine.uniform_legal(np.full(games, 1.5))
     with pytest.raises(ValueError, match="one uniform per row"):

@@ -105,13 +105,14 @@ def first_illegal(s, k, games, actions, mask, stale, counts, work):
 
 
 @inline
-def step_loop(s, k, games, actions, refresh, mask, stale, counts, rewards, done, truncated, max_steps, sequence, work):
+def step_loop(
+    s, k, games, actions, refresh, mask, stale, counts, rewards, done, truncated, max_steps, reset, sequence, work
+):
     """Step each game ``games[i]`` (not over), set its done and truncated flags, deal a game that ended its next
-    episode when ``sequence`` (the engine's seed sequence, ``[base, episodes of each game...]``, or only the base)
-    has its games' episodes (``deal_next``), and refresh its mask (or mark it stale); returns the first game whose
-    refreshed mask has no legal action, else -1."""
+    episode when ``reset`` (from the engine's seed ``sequence``, ``[base, episodes of each game...]``: ``deal_next``),
+    and refresh its mask (or mark it stale); returns the first game whose refreshed mask has no legal action, else
+    -1."""
     s, k, mask, rewards, work = borrowed((s, k, mask, rewards, work))
-    base, episodes = sequence[0], sequence[1:]
     stuck = -1
     for i in range(games.shape[0]):
         g = games[i]
@@ -120,8 +121,8 @@ def step_loop(s, k, games, actions, refresh, mask, stale, counts, rewards, done,
         step_game(s, k, g, actions[i], rewards[g], work)
         done[g] = s.phase[g] == GAME_OVER
         truncated[g] = not done[g] and max_steps > 0 and s.steps[g] >= max_steps
-        if episodes.shape[0] > 0 and (done[g] or truncated[g]):
-            deal_next(s, k, g, base, episodes)
+        if reset and (done[g] or truncated[g]):
+            deal_next(s, k, g, sequence[0], sequence[1:])
         if refresh and not counted_row(s, k, g, mask, counts, work) and stuck < 0:
             stuck = g
         stale[g] = not refresh
@@ -137,7 +138,6 @@ def step_serial(ref, games, actions, check, refresh, reset, rewards, done, trunc
     A game ``g`` left without a legal action returns ``-2 - g`` (after the step). No ``actions`` at all: only the
     stale masks of ``games`` are computed (one entry point for both, so a first start compiles the masks once)."""
     s, k, work, mask, stale, counts = unpack(ref)
-    sequence = ref.seed_sequence[: ref.seed_sequence.shape[0] if reset else 1]
     count = games.shape[0]
     if actions.shape[0] == 0:
         stuck = masks_loop(s, k, games, mask, stale, counts, work)
@@ -146,8 +146,9 @@ def step_serial(ref, games, actions, check, refresh, reset, rewards, done, trunc
         bad = first_illegal(s, k, games, actions, mask, stale, counts, work)
         if bad < count:
             return bad
+    sequence = ref.seed_sequence
     stuck = step_loop(
-        s, k, games, actions, refresh, mask, stale, counts, rewards, done, truncated, max_steps, sequence, work
+        s, k, games, actions, refresh, mask, stale, counts, rewards, done, truncated, max_steps, reset, sequence, work
     )
     if out.shape[0] > 0:
         observe_loop(s, k, games, np.full(count, -1), out)

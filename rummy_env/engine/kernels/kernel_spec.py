@@ -60,9 +60,8 @@ class KernelSpec(NamedTuple):
     act_kind: np.ndarray  # int64 [A] block of each action id
     act_arg: np.ndarray  # int64 [A] argument of each action id
     deck: np.ndarray  # int8 [K]
-    no_hand: (
-        np.ndarray
-    )  # int8 [53] zeros, the hand of a pile scan for no seat (a constant's read-only type: 2 compiles)
+    # int8 [53] zeros, the hand of a pile scan for no seat (a module constant's read-only type compiles it twice)
+    no_hand: np.ndarray
     values: np.ndarray  # int64 [53]
     pat_cards: np.ndarray  # int64 [104, 3] ([104, 4] under min_run 4, groups -1 padded)
     pat_size: np.ndarray  # int64 [104] cards of each pattern

@@ -227,12 +227,13 @@ def leaves_moves(s, k, g, seat, root, work):
     finished" test of both."""
     masks, hopes, cursor, base, flags = work
     start_node(s, g, seat, root, k, s, base)
+    above = (masks, hopes, cursor, base + 1, flags)  # the scratch rows past the node
     if not k.dealers_joker:  # the placements alone: no mask row to write and scan
-        return any_placement(s, k, base, (masks, hopes, cursor, base + 1, flags))
+        return any_placement(s, k, base, above)
     after = flags[AFTER_MOVE, : k.num_actions]
     after[:] = False
-    play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags))
-    gambit_play_mask(s, k, base, after, (masks, hopes, cursor, base + 1, flags))
+    play_mask(s, k, base, after, above)
+    gambit_play_mask(s, k, base, after, above)
     return after.any()
 
 
