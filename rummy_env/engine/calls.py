@@ -12,6 +12,7 @@ in the batch; ``mix64`` is the same splitmix64 finaliser for numpy arrays.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numba
@@ -19,14 +20,15 @@ import numpy as np
 
 from ..cards import NUM_KINDS
 from ..melds import SLOTS
-from .kernels import batch, turns
+from .kernels import batch, shares, turns
 from .kernels import observation as observing
 from .kernels.kernel_spec import kernel_spec
 from .kernels.ref import engine_ref, kernel_spec_ref, kernel_state, state_ref
 from .kernels.work import Work
 from .spec import GameSpec
 from .state import State
-from .threads import PARALLEL_MIN, in_threads, shares, thread_count
+from .threads import PARALLEL_MIN, in_threads, native_threads, share_bounds, thread_count
+from .threads import shares as share_ranges
 
 
 class FixedTypes:
@@ -38,6 +40,7 @@ class FixedTypes:
         self._dispatcher = dispatcher
         self._last: tuple[Any, Any] = (None, None)  # (type, entry) in one attribute: threads read both at once
         self._entries: dict[Any, Any] = {}
+        self._addresses: dict[Any, int] = {}
 
     def __call__(self, ref: Any, *args: Any) -> Any:
         """The kernel's result for ``(ref, *args)`` (the first call with a ``ref`` of a new type compiles or loads
@@ -45,19 +48,48 @@ class FixedTypes:
         last = self._last
         if ref._type is last[0]:
             return last[1](ref, *args)
-        entry = self._entries.get(ref._type)
+        return self._enter(ref._type, (ref, *args))
+
+    def _enter(self, kind: Any, args: tuple) -> Any:
+        """The kernel's result for ``args``, whose types ``kind`` names, through the compiled entry for them (numba's
+        dispatcher the first time, which compiles or loads it)."""
+        entry = self._entries.get(kind)
         if entry is None:
-            result = self._dispatcher(ref, *args)
-            types = tuple(numba.typeof(a) for a in (ref, *args))
-            self._entries[ref._type] = self._dispatcher.overloads[types].entry_point
+            result = self._dispatcher(*args)
+            self._entries[kind] = self._dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
             return result
-        self._last = (ref._type, entry)
-        return entry(ref, *args)
+        self._last = (kind, entry)
+        return entry(*args)
 
     def entry_for(self, ref: Any) -> Any:
         """The compiled entry for ``ref``'s type, to call with the same arguments and no check of their types, once
         this process has called the kernel with such a ``ref``; until then the kernel itself (which compiles it)."""
         return self._entries.get(ref._type, self)
+
+    def address(self, ref: Any, *args: Any) -> int:
+        """The address of the kernel's native function compiled for the types of ``(ref, *args)`` (compiled or loaded
+        now if this process has none), for compiled code to call (``kernels.shares.call_entry``)."""
+        found = self._addresses.get(ref._type)
+        if found is None:
+            types = tuple(numba.typeof(a) for a in (ref, *args))
+            self._dispatcher.compile(types)
+            compiled = self._dispatcher.overloads[types]
+            found = compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
+            self._addresses[ref._type] = found
+        return found
+
+
+class FixedShares(FixedTypes):
+    """A runner of ``kernels.shares`` entered as ``FixedTypes`` enters a kernel: its arguments' types follow from
+    ``kind(first argument)``."""
+
+    def __init__(self, dispatcher: Any, kind: Callable[[Any], Any]) -> None:
+        super().__init__(dispatcher)
+        self._kind = kind
+
+    def __call__(self, *args: Any) -> Any:
+        """The runner's result for ``args``."""
+        return self._enter(self._kind(args[0]), args)
 
 
 step_kernel = FixedTypes(batch.step_serial)
@@ -66,15 +98,44 @@ observe_kernel = FixedTypes(batch.observe_games)
 """``kernels.batch.observe_games``, entered directly."""
 NO_ROWS = np.zeros((0, 0), dtype=np.float32)
 """The step kernel's ``out`` when it observes nothing."""
+step_shares = FixedShares(shares.step_shares, lambda refs: refs[0]._type)
+"""``kernels.shares.step_shares`` (its first argument the threads' refs), entered directly."""
+observe_shares = FixedShares(shares.observe_shares, lambda refs: refs[0]._type)
+"""``kernels.shares.observe_shares``, entered directly."""
+sample_shares = FixedShares(shares.sample_shares, lambda mask: mask.flags.writeable)
+"""``kernels.shares.sample_shares`` (the mask read-only or not), entered directly."""
 _NO_ACTIONS, _NO_REWARDS, _NO_FLAGS = np.zeros(0, dtype=np.int64), np.zeros((0, 0)), np.zeros(0, dtype=bool)
+
+
+def masks_only(games: np.ndarray) -> tuple:
+    """The step kernel's arguments after its ref that compute the stale masks of ``games`` (``int64``, ascending)
+    and step none of them."""
+    return (games, _NO_ACTIONS, False, False, False, _NO_REWARDS, _NO_FLAGS, _NO_FLAGS, 0, NO_ROWS)
+
+
+MASKS_ROWS = (0, 1, 9)
+"""The arguments of ``masks_only`` (and of the step kernel after its ref) with a row per game: games, actions, out."""
 
 
 def refresh_masks(ref: Any, games: np.ndarray) -> int:
     """Compute the stale masks of ``games`` (``int64``, ascending) of the kernel ref ``ref``, on this thread; the
     first game left without a legal action, else -1 (the step kernel called without actions)."""
-    return stuck_game(
-        step_kernel(ref, games, _NO_ACTIONS, False, False, False, _NO_REWARDS, _NO_FLAGS, _NO_FLAGS, 0, NO_ROWS)
-    )
+    return stuck_game(step_kernel(ref, *masks_only(games)))
+
+
+def in_shares(kernel: FixedTypes, native: FixedShares, refs: tuple, args: tuple, rows: tuple[int, ...]) -> Any:
+    """``kernel(refs[t], *share)`` for each thread's share of the games ``args[0]``, where a share slices each
+    ``args[i]`` with ``i`` in ``rows`` (one row per game) and keeps the others whole: on numba's threads through
+    ``native`` (its runner in ``kernels.shares``) where they run (``native_threads``), else on the pool. Each share's
+    result, in order."""
+    if native_threads():
+        bounds = share_bounds(len(args[0]), len(refs))
+        return native(refs, kernel.address(refs[0], *args), *args, bounds)
+    chunks = [
+        (refs[t], *(a[lo:hi] if i in rows else a for i, a in enumerate(args)))
+        for t, (lo, hi) in enumerate(share_ranges(len(args[0]), len(refs)))
+    ]
+    return in_threads(kernel, chunks)
 
 
 def uniform_legal(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -98,9 +159,12 @@ def pick_legal(mask: np.ndarray, u: Any, counts: np.ndarray) -> np.ndarray:
     if len(u) < PARALLEL_MIN:
         bad = batch.uniform_legal_rows(mask, u, counts, out)
     else:  # each thread reads the share of the mask its core wrote (on one thread: a sixth of a 4,096-game step)
-        bounds = shares(len(u), thread_count())
-        chunks = [(mask[lo:hi], u[lo:hi], counts[lo:hi], out[lo:hi]) for lo, hi in bounds]
-        found = in_threads(batch.uniform_legal_rows, chunks)
+        bounds = share_ranges(len(u), thread_count())
+        if native_threads():
+            found = sample_shares(mask, u, counts, out, share_bounds(len(u), thread_count()))
+        else:
+            chunks = [(mask[lo:hi], u[lo:hi], counts[lo:hi], out[lo:hi]) for lo, hi in bounds]
+            found = in_threads(batch.uniform_legal_rows, chunks)
         bad = next((lo + i for (lo, _), i in zip(bounds, found, strict=True) if i >= 0), -1)
     if bad >= 0:
         raise ValueError(f"u must lie in [0, 1], got u[{bad}] = {u[bad]}")

@@ -26,6 +26,7 @@ def _play(engine: Engine, steps: int) -> None:
         mask = engine.legal_mask()
         engine.observe()
         engine.step(np.where(mask, rng.random(mask.shape), -1).argmax(axis=1), auto_reset=True)
+        engine.step_and_observe(engine.uniform_legal(rng.random(engine.num_games)), auto_reset=True)
 
 
 def warm() -> None:
@@ -33,9 +34,10 @@ def warm() -> None:
     dealer's joker: ``kernels.ref``), so later processes load them from the cache."""
     for rules in (Rules(first_meld_minimum=30, stock_exhausted="reshuffle"), Rules.preset("dealers_gambit")):
         _warm_rules(rules)
-    mask = Engine(num_games=1, seed=0).legal_mask()
-    for rows in (mask, mask.copy()):  # the engine's read-only masks and writable ones are two types to numba
-        uniform_legal(rows, np.zeros(1))
+    for games in (1, PARALLEL_MIN):  # on this thread, then in threads' shares
+        mask = Engine(num_games=games, seed=0).legal_mask()
+        for rows in (mask, mask.copy()):  # the engine's read-only masks and writable ones are two types to numba
+            uniform_legal(rows, np.zeros(games))
 
 
 def _warm_rules(rules: Rules) -> None:

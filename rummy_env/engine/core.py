@@ -9,15 +9,26 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..rules import Rules
-from .calls import NO_ROWS, observe_kernel, pick_legal, refresh_masks, step_kernel, stuck_game
+from .calls import (
+    MASKS_ROWS,
+    NO_ROWS,
+    in_shares,
+    masks_only,
+    observe_kernel,
+    observe_shares,
+    pick_legal,
+    refresh_masks,
+    step_kernel,
+    step_shares,
+    stuck_game,
+)
 from .kernels import batch
 from .kernels.ref import engine_ref, kernel_spec_ref, state_ref
 from .kernels.work import Work
 from .observe import rules_obs_layout
 from .spec import game_spec
 from .state import GAME_OVER, State
-from .threads import PARALLEL_MIN, shares
-from .threads import in_threads as _in_threads
+from .threads import PARALLEL_MIN
 
 
 class NoLegalActionError(RuntimeError):
@@ -125,7 +136,7 @@ class Engine:
         self._to_act = np.full(self.num_games, -1, dtype=np.int64)
         self._obs_dim = self.obs_dim
         self._max_steps = int(max_steps or 0)  # as the step kernel takes it (0: never truncate)
-        self._refs = [
+        self._refs = tuple(
             engine_ref(
                 self._kstate,
                 self._kspec,
@@ -136,7 +147,7 @@ class Engine:
                 self._seed_sequence,
             )
             for t in range(self._work.threads)
-        ]
+        )
         self._ref = self._refs[0]
         self._step_serial = step_kernel.entry_for(self._ref)  # one game-step costs a few us: no per-call dispatch
         self.reset()
@@ -271,18 +282,13 @@ class Engine:
         if count < PARALLEL_MIN:
             observe_kernel(self._ref, rows, seats, out)
         else:
-            bounds = self._chunk_bounds(count)
-            _in_threads(observe_kernel, [(ref, rows[lo:hi], seats[lo:hi], out[lo:hi]) for ref, lo, hi in bounds])
+            in_shares(observe_kernel, observe_shares, self._refs, (rows, seats, out), (0, 1, 2))
         return out
 
     def _observe_into(self, games: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
         """``observe`` into an array the caller owns and reuses (``int64 [n]`` games and seats, ``float32 [n,
         obs_dim]``), on this thread; shapes unchecked (the OpenSpiel bridge)."""
         observe_kernel(self._ref, games, seats, out)
-
-    def _chunk_bounds(self, count: int) -> list[tuple[Any, int, int]]:
-        """``(ref, lo, hi)`` of each thread's share of ``count`` games (callers go serial below ``PARALLEL_MIN``)."""
-        return [(self._refs[t], lo, hi) for t, (lo, hi) in enumerate(shares(count, self._work.threads))]
 
     def _refuse(self, game: int, action: int) -> None:
         """Raise the ``ValueError`` that explains why ``action`` is illegal in ``game`` (``NoLegalActionError`` where
@@ -359,11 +365,7 @@ class Engine:
         bad = self._first_illegal(games, chosen) if check else -1
         if bad >= 0:
             self._refuse(int(games[bad]), int(chosen[bad]))
-        chunks = [
-            (ref, games[lo:hi], chosen[lo:hi], False, *shared, out[lo:hi] if len(out) else out)
-            for ref, lo, hi in self._chunk_bounds(len(games))
-        ]
-        found = _in_threads(step_kernel, chunks)
+        found = in_shares(step_kernel, step_shares, self._refs, (games, chosen, False, *shared, out), MASKS_ROWS)
         self._step_outcome(games, chosen, found)
 
     def _step_outcome(self, games: np.ndarray, chosen: np.ndarray, found: list[int]) -> None:
@@ -383,7 +385,8 @@ class Engine:
         if len(games) < PARALLEL_MIN:
             stuck = [refresh_masks(self._ref, games)]
         else:
-            stuck = _in_threads(refresh_masks, [(ref, games[lo:hi]) for ref, lo, hi in self._chunk_bounds(len(games))])
+            found = in_shares(step_kernel, step_shares, self._refs, masks_only(games), MASKS_ROWS)
+            stuck = [stuck_game(code) for code in found]
         self._report_stuck([g for g in stuck if g >= 0])
 
     def _report_stuck(self, games: list[int]) -> None:

@@ -1,16 +1,22 @@
 """The threads a large batch is split over: from ``PARALLEL_MIN`` games (or sampled rows) each thread takes a
-contiguous share, the first on the calling thread (benchmarks/NOTES.md, "Threads")."""
+contiguous share, on numba's threads where its OpenMP or TBB layer loads, else the first on the calling thread and
+the others on a pool of Python threads (benchmarks/NOTES.md, "Threads")."""
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba
+import numpy as np
 
 PARALLEL_MIN = 1024  # games from which masks, steps, observations and samples are split across threads
+NATIVE_LAYERS = ("omp", "tbb")  # numba's threading layers that hand a share over faster than the pool
 _pool: ThreadPoolExecutor | None = None  # the threads that run the shares after the first
+_native: bool | None = None  # whether numba's threads run the shares (None: not yet known)
 
 
 def thread_count() -> int:
@@ -25,6 +31,35 @@ def shares(count: int, threads: int) -> list[tuple[int, int]]:
     return [(t * count // parts, (t + 1) * count // parts) for t in range(parts)]
 
 
+@functools.cache
+def share_bounds(count: int, threads: int) -> np.ndarray:
+    """``shares(count, threads)`` as compiled code takes them: share ``t`` is ``bounds[t]:bounds[t + 1]``
+    (read-only)."""
+    bounds = np.array([0] + [hi for _, hi in shares(count, threads)], dtype=np.int64)
+    bounds.flags.writeable = False
+    return bounds
+
+
+def native_threads() -> bool:
+    """Whether numba's threads run a batch's shares: its threading layer is OpenMP or TBB (a share handed over in
+    ~4 us; the pool of Python threads takes ~50). Found once, by starting the layer; numba's own ``workqueue``
+    layer (where neither library loads) is slower than the pool, which then runs them."""
+    global _native
+    if _native is None:
+        _launch(thread_count())
+        _native = numba.threading_layer() in NATIVE_LAYERS
+    return _native
+
+
+@numba.njit(cache=True, parallel=True)
+def _launch(count: int) -> int:
+    """A parallel region of ``count`` trivial iterations: the first one starts numba's threading layer."""
+    total = 0
+    for i in numba.prange(count):
+        total += i
+    return total
+
+
 def in_threads(run: Callable[..., Any], chunks: list[tuple]) -> list[Any]:
     """``run(*chunk)`` for every chunk, the first on this thread and the others on the pool; their results in
     order."""
@@ -34,3 +69,15 @@ def in_threads(run: Callable[..., Any], chunks: list[tuple]) -> list[Any]:
     later = [_pool.submit(run, *chunk) for chunk in chunks[1:]]
     first = run(*chunks[0])
     return [first, *(future.result() for future in later)]
+
+
+def _forked() -> None:
+    """In a child process forked from this one: a new pool (the parent's threads are not in the child), and the
+    pool rather than numba's threads (OpenMP cannot run in a child forked after it started)."""
+    global _pool, _native
+    _pool = None
+    if _native:
+        _native = False
+
+
+os.register_at_fork(after_in_child=_forked)

@@ -172,7 +172,7 @@ def test_engine_matches_the_aec_env():
 
 @pytest.mark.parametrize("games", [3, PARALLEL_MIN + 5])
 @pytest.mark.parametrize("name", ["2p-default", "3p-out-of-turn-min30"])
-def test_step_and_observe_equals_step_then_legal_mask_and_observe(name, games):
+def test_step_and_observe_equals_step_then_legal_mask_and_observe(name, games, share_threads):
     """One compiled call (on threads for a large batch) gives what ``step``, ``legal_mask`` and ``observe`` give on
     a twin engine."""
     rules = BATCH_RULES[name]
@@ -198,7 +198,7 @@ def test_step_and_observe_equals_step_then_legal_mask_and_observe(name, games):
 
 
 @pytest.mark.parametrize("games", [3, PARALLEL_MIN + 5])
-def test_step_and_observe_auto_reset_deals_what_reset_deals(games):
+def test_step_and_observe_auto_reset_deals_what_reset_deals(games, share_threads):
     """``auto_reset`` deals a game that ends (done, or truncated at ``max_steps``) the next game of the seed
     sequence in the same pass, as ``reset`` would, and its row of the observation is the new game's first."""
     rules = Rules(episode="hand")
@@ -357,11 +357,11 @@ def play_threaded_and_alone(rules: Rules, games: int, steps: int) -> None:
 
 
 @pytest.mark.parametrize("name", ["2p-default", "3p-out-of-turn-min30"])
-def test_threaded_batches_equal_serial_ones(name):
+def test_threaded_batches_equal_serial_ones(name, share_threads):
     play_threaded_and_alone(BATCH_RULES[name], PARALLEL_MIN + 7, 100)
 
 
-def test_threaded_step_refuses_an_illegal_action_before_stepping_any_game():
+def test_threaded_step_refuses_an_illegal_action_before_stepping_any_game(share_threads):
     games = PARALLEL_MIN + 44
     eng = Engine(Rules(), num_games=games, seed=3)
     mask = eng.legal_mask()

@@ -12,14 +12,14 @@ import threading
 import numpy as np
 
 from rummy_env import Rules
-from rummy_env.engine import Engine, core
+from rummy_env.engine import Engine, calls, core
 
 
 def _counts(eng: Engine) -> tuple[int, ...]:
     return tuple(ref._meminfo.refcount for ref in (eng._kstate, eng._kspec, eng._ref))
 
 
-def test_kernel_calls_leave_reference_counts_alone(monkeypatch):
+def test_kernel_calls_leave_reference_counts_alone(monkeypatch, share_threads):
     threads: set[str] = set()
 
     def in_threads(run, chunks):
@@ -27,24 +27,27 @@ def test_kernel_calls_leave_reference_counts_alone(monkeypatch):
             threads.add(threading.current_thread().name)
             return run(*chunk)
 
-        return serial_in_threads(noted, chunks)
+        return pooled(noted, chunks)
 
-    serial_in_threads = core._in_threads
-    monkeypatch.setattr(core, "_in_threads", in_threads)
+    pooled = calls.in_threads
+    monkeypatch.setattr(calls, "in_threads", in_threads)
     for games in (1, core.PARALLEL_MIN):  # serial and threaded entry points
         eng = Engine(Rules(players=3), num_games=games, seed=1)
         before = _counts(eng)
         for _ in range(5):
             mask = eng.legal_mask()
             eng.observe()
+            eng.uniform_legal(np.full(games, 0.5))
             eng.step(mask.argmax(axis=1), auto_reset=True)
+            eng.step_and_observe(eng.legal_mask().argmax(axis=1), auto_reset=True)
         small = Engine(Rules(players=3), num_games=1, seed=1)
         small.step_and_observe(small.legal_mask().argmax(axis=1))
         assert _counts(eng) == before == (1, 1, 1)
         assert _counts(small) == (1, 1, 1)
-        if games >= core.PARALLEL_MIN and eng._work.threads > 1:  # the threaded entry points ran on the pool too
-            assert any(name.startswith("rummy-env") for name in threads), threads
-    assert threads, "no batch ran through the threaded entry points"
+    if share_threads == "pool" and eng._work.threads > 1:  # the threaded entry points ran on the pool too
+        assert any(name.startswith("rummy-env") for name in threads), threads
+    elif share_threads == "numba":
+        assert not threads, f"shares ran on Python threads {threads}"
 
 
 def test_engines_share_nothing_that_one_of_them_frees():

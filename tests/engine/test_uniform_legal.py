@@ -80,7 +80,7 @@ def test_views_and_lists():
     assert (uniform_legal(mask[::2], list(u[::2])) == kth_legal(mask[::2], u[::2])).all()
 
 
-def test_threaded_rows_pick_the_same_and_name_the_bad_row():
+def test_threaded_rows_pick_the_same_and_name_the_bad_row(share_threads):
     """From ``PARALLEL_MIN`` rows the threads share the rows: the same picks, and a bad uniform in a later share is
     named by its row in the whole batch."""
     rows = PARALLEL_MIN + 3
@@ -94,7 +94,7 @@ def test_threaded_rows_pick_the_same_and_name_the_bad_row():
 
 
 @pytest.mark.parametrize("games", [5, PARALLEL_MIN + 3])
-def test_the_engines_sampler_picks_as_uniform_legal_from_the_counts_its_masks_kept(games):
+def test_the_engines_sampler_picks_as_uniform_legal_from_the_counts_its_masks_kept(games, share_threads):
     """``Engine.uniform_legal`` reads each row's legal actions counted by the mask pass, for every game or some (the
     games stepped, reset and loaded in between), and picks what ``uniform_legal`` picks from the mask."""
     engine = Engine(Rules(players=3), num_games=games, seed=2)
