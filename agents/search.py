@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from rummy_env.actions import DISCARD
+from rummy_env.actions import DISCARD, TAKE
 from rummy_env.engine import Engine
 from rummy_env.engine.calls import acting_hand
 from rummy_env.engine.state import DRAW_PHASE, GAME_OVER, PLAY_PHASE, RUMMY_PHASE
@@ -61,6 +61,7 @@ from .features import plan_acting
 from .greedy import GreedyAgent
 from .policy import PolicyAgent
 from .random_agent import RandomAgent
+from .stall import NEVER, draw_marks, repeated_draws
 from .strategic import StrategicAgent
 
 NAME = "search"
@@ -84,6 +85,7 @@ class SearchConfig:
     depth: int = 400  # steps a rollout may take before its hand is scored as it stands
     max_rows: int = 8192  # engine rows per batch (memory and step cost grow with it)
     guide: str | None = None  # a checkpoint: its policy is the prior, its value scores the rollouts at ``depth``
+    stall: float = 0.0  # points taken from taking the pile at a draw decision in the loop (``agents.stall``)
 
     def __post_init__(self) -> None:
         """Check the fields (``ValueError`` naming the bad one)."""
@@ -93,8 +95,9 @@ class SearchConfig:
                 raise ValueError(f"search {name} must be a positive integer, got {value!r}")
         if isinstance(self.top, bool) or not isinstance(self.top, int) or self.top < 0:
             raise ValueError(f"search top must be a non-negative integer (0 = all), got {self.top!r}")
-        if not self.confidence >= 0:
-            raise ValueError(f"search confidence must be non-negative, got {self.confidence!r}")
+        for name in ("confidence", "stall"):
+            if not getattr(self, name) >= 0:
+                raise ValueError(f"search {name} must be non-negative, got {getattr(self, name)!r}")
         if self.ms is not None and not self.ms > 0:
             raise ValueError(f"search ms must be positive or None, got {self.ms!r}")
         if self.guide is not None and not (isinstance(self.guide, str) and self.guide):
@@ -127,7 +130,9 @@ def _option(key: str, text: str, spec: str) -> Any:
         number = float(text)
     except ValueError:
         raise ValueError(f"search option {key} must be a number, got {text!r} in {spec!r}") from None
-    return number if key in ("ms", "win_bonus", "confidence") else int(number) if number.is_integer() else number
+    return (
+        number if key in ("ms", "win_bonus", "confidence", "stall") else int(number) if number.is_integer() else number
+    )
 
 
 class SearchAgent(Agent):
@@ -142,6 +147,7 @@ class SearchAgent(Agent):
         self.policy = _rollout_agent(self.config.rollout, seed)
         self._engine: Engine | None = None
         self.stats = {"decisions": 0, "searched": 0, "rollouts": 0, "seconds": 0.0}
+        self._last_draw: dict[tuple[int, int, int], tuple[int, np.ndarray]] = {}  # (engine, game, seat) -> seed, mark
 
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """The searched choice in each game (the only legal action, unsearched, when there is one)."""
@@ -158,8 +164,27 @@ class SearchAgent(Agent):
 
     def _search(self, engine: Engine, games: np.ndarray, mask: np.ndarray) -> np.ndarray:
         found = self.estimate(engine, games, mask)
-        best = np.argmax(np.where(found.candidates >= 0, found.scores(self.config.confidence), -np.inf), axis=1)
+        scores = found.scores(self.config.confidence)
+        if self.config.stall:
+            looping = self._in_the_loop(engine, games)
+            scores[looping] -= self.config.stall * (engine.spec.layout.kind[found.candidates[looping]] == TAKE)
+        best = np.argmax(np.where(found.candidates >= 0, scores, -np.inf), axis=1)
         return found.candidates[np.arange(len(games)), best]
+
+    def _in_the_loop(self, engine: Engine, games: np.ndarray) -> np.ndarray:
+        """``bool [n]``: ``games`` at a draw decision of the take-and-discard loop (``agents.stall``), remembering
+        each seat's draw decisions per engine and game."""
+        s = engine.state
+        drawing = s.phase[games] == DRAW_PHASE
+        now = draw_marks(s, games)
+        last = np.full_like(now, NEVER)
+        for i, g in enumerate(games):  # a game's deal seed tells its episodes apart
+            key, deal = (id(engine), int(g), int(s.current[g])), int(s.seed[g])
+            seen, mark = self._last_draw.get(key, (deal, last[i]))
+            last[i] = mark if seen == deal else NEVER
+            if drawing[i]:
+                self._last_draw[key] = (deal, now[i])
+        return drawing & repeated_draws(last, now)
 
     def estimate(
         self, engine: Engine, games: np.ndarray, mask: np.ndarray, first: np.ndarray | None = None

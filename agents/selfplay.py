@@ -30,6 +30,7 @@ from rummy_env.vector import RummyVecEnv
 
 from .policy import PolicyAgent, PolicyGroup
 from .registry import make_agent
+from .stall import NEVER, draw_marks, repeated_draws
 
 if TYPE_CHECKING:
     from sb3_contrib import MaskablePPO
@@ -57,7 +58,7 @@ class TrainVecEnv(RummyVecEnv):
         self.stall_cost = float(stall_cost)
         if self.stall_cost and self.self_play:
             raise ValueError("stall_cost applies to a learner seat among opponents, not to self_play")
-        self._last_draw = np.full((self.num_games, 2), -1, dtype=np.int64)  # (hand_no, stock_len) at the last draw
+        self._last_draw = np.full((self.num_games, 2), NEVER, dtype=np.int64)  # (hand_no, stock_len) at the last draw
 
     def set_opponents(self, opponents: Sequence[Any], weights: Sequence[float] | None = None) -> None:
         """Replace the opponent pool (names, paths or agents); games in progress redraw their opponents from it."""
@@ -87,7 +88,7 @@ class TrainVecEnv(RummyVecEnv):
 
     def reset(self) -> np.ndarray:
         """``RummyVecEnv.reset``, forgetting the draws the stall cost compares with."""
-        self._last_draw[:] = -1
+        self._last_draw[:] = NEVER
         return super().reset()
 
     def get_state(self) -> dict[str, Any]:
@@ -97,16 +98,16 @@ class TrainVecEnv(RummyVecEnv):
     def set_state(self, data: dict[str, Any]) -> None:
         """Restore ``get_state()``."""
         super().set_state(data)
-        self._last_draw[...] = data.get("last_draw", -1)
+        self._last_draw[...] = data.get("last_draw", NEVER)
 
     def _stalled(self, dones: np.ndarray) -> np.ndarray:
         """``bool [games]``: the learner is to draw in the hand of its previous draw decision, the stock as it was then
         (remembering this decision's hand and stock for the next; a new game forgets)."""
         s = self.engine.state
-        self._last_draw[dones] = -1
+        self._last_draw[dones] = NEVER
         drawing = ~dones & (s.phase == DRAW_PHASE) & self._learner_to_act()
-        now = np.stack([s.hand_no.astype(np.int64), s.stock_len.astype(np.int64)], axis=1)
-        stalled = drawing & (self._last_draw == now).all(axis=1)
+        now = draw_marks(s, np.arange(self.num_games))
+        stalled = drawing & repeated_draws(self._last_draw, now)
         self._last_draw[drawing] = now[drawing]
         return stalled
 

@@ -14,8 +14,10 @@ from agents import make_agent, play_games
 from agents.search import SearchAgent, SearchConfig, parse_search
 from experiments.evaluate import run_tournament
 from rummy_env import Rules
+from rummy_env.actions import TAKE
 from rummy_env.cards import NUM_KINDS
 from rummy_env.engine import Engine
+from rummy_env.engine.state import DRAW_PHASE
 from rummy_env.infoset import redeal, sample, unseen_counts
 
 TINY = dict(rollouts=8, top=3, min_deals=2, depth=20)
@@ -226,3 +228,31 @@ def test_a_guide_must_exist_and_fit_the_table():
     engine = load({"players": 3}, sd).engine
     with pytest.raises(ValueError, match="expects observations"):
         agent.act(engine, np.array([0]), None, engine.legal_mask([0]))
+
+
+@pytest.mark.parametrize("stall", [1000.0, 0.0])
+def test_a_search_with_a_stall_cost_leaves_the_take_and_discard_loop(stall):
+    """Against a seat that always takes the pile's top card, the stock moves only when the search draws from it: at
+    each draw decision with the hand and stock of its previous one (the loop), ``stall=1000`` never takes the pile
+    where the plain search does."""
+    engine = Engine(Rules(), num_games=1, seed=11)
+    search = SearchAgent(5, SearchConfig(**TINY, stall=stall))
+    take_top, kind = engine.spec.layout.start(TAKE), engine.spec.layout.kind
+    s, last, looped, took = engine.state, None, 0, 0
+    for _ in range(600):
+        if engine.done[0]:
+            break
+        mask = engine.legal_mask([0])
+        if s.current[0] == 1:
+            engine.step([take_top if mask[0, take_top] else int(np.argmax(mask[0]))])
+            continue
+        drawing, now = s.phase[0] == DRAW_PHASE, (int(s.hand_no[0]), int(s.stock_len[0]))
+        action = int(search.act(engine, np.array([0]), None, mask)[0])
+        if drawing:
+            if now == last and mask.sum() > 1:
+                looped += 1
+                took += kind[action] == TAKE
+            last = now
+        engine.step([action])
+    assert looped > 0
+    assert (took == 0) == (stall > 0), f"took the pile at {took} of {looped} draw decisions in the loop"
