@@ -127,7 +127,8 @@ def in_shares(kernel: FixedTypes, native: FixedShares, refs: tuple, args: tuple,
     """``kernel(refs[t], *share)`` for each thread's share of the games ``args[0]``, where a share slices each
     ``args[i]`` with ``i`` in ``rows`` (one row per game) and keeps the others whole: on numba's threads through
     ``native`` (its runner in ``kernels.shares``) where they run (``native_threads``), else on the pool. Each share's
-    result, in order."""
+    result, in order. The arguments must have the types the kernel was first entered with for this ref type (bools
+    as bools): compiled code calls that entry's native function."""
     if native_threads():
         bounds = share_bounds(len(args[0]), len(refs))
         return native(refs, kernel.address(refs[0], *args), *args, bounds)

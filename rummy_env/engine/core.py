@@ -354,7 +354,8 @@ class Engine:
         something or a loaded position moved), else every game checked first, then each thread its share.
         ``refresh``: recompute their masks at once; ``out`` (or no rows): observe them too; ``auto_reset``: deal a
         game that ends its next game first. An illegal action raises before any game moves."""
-        shared = (refresh, auto_reset, rewards, done, truncated, self._max_steps)  # every share's
+        # every share's, as the kernel's exact types (numba's threads call the native function compiled for them)
+        shared = (bool(refresh), bool(auto_reset), rewards, done, truncated, self._max_steps)
         if len(games) < PARALLEL_MIN:
             found = self._step_serial(self._ref, games, chosen, bool(check), *shared, out)
             if self._step_serial is step_kernel:  # this engine's first step in this process: its entry is known now
