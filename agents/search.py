@@ -85,7 +85,7 @@ class SearchConfig:
     depth: int = 400  # steps a rollout may take before its hand is scored as it stands
     max_rows: int = 8192  # engine rows per batch (memory and step cost grow with it)
     guide: str | None = None  # a checkpoint: its policy is the prior, its value scores the rollouts at ``depth``
-    stall: float = 0.0  # points taken from taking the pile at a draw decision in the loop (``agents.stall``)
+    stall: float = 0.0  # points taken from taking the pile at the n-th draw decision in a row in the loop, n times
 
     def __post_init__(self) -> None:
         """Check the fields (``ValueError`` naming the bad one)."""
@@ -147,7 +147,8 @@ class SearchAgent(Agent):
         self.policy = _rollout_agent(self.config.rollout, seed)
         self._engine: Engine | None = None
         self.stats = {"decisions": 0, "searched": 0, "rollouts": 0, "seconds": 0.0}
-        self._last_draw: dict[tuple[int, int, int], tuple[int, np.ndarray]] = {}  # (engine, game, seat) -> seed, mark
+        # (engine, game, seat) -> the deal's seed, the draw_marks and the loop's repeats at its last draw decision
+        self._last_draw: dict[tuple[int, int, int], tuple[int | None, tuple[int, int], int]] = {}
 
     def act(self, engine: Engine, games: np.ndarray, obs: np.ndarray | None, mask: np.ndarray) -> np.ndarray:
         """The searched choice in each game (the only legal action, unsearched, when there is one)."""
@@ -166,25 +167,27 @@ class SearchAgent(Agent):
         found = self.estimate(engine, games, mask)
         scores = found.scores(self.config.confidence)
         if self.config.stall:
-            looping = self._in_the_loop(engine, games)
-            scores[looping] -= self.config.stall * (engine.spec.layout.kind[found.candidates[looping]] == TAKE)
+            repeats = self._loop_repeats(engine, games)
+            takes = engine.spec.layout.kind[found.candidates] == TAKE
+            scores -= self.config.stall * repeats[:, None] * takes
         best = np.argmax(np.where(found.candidates >= 0, scores, -np.inf), axis=1)
         return found.candidates[np.arange(len(games)), best]
 
-    def _in_the_loop(self, engine: Engine, games: np.ndarray) -> np.ndarray:
-        """``bool [n]``: ``games`` at a draw decision of the take-and-discard loop (``agents.stall``), remembering
-        each seat's draw decisions per engine and game."""
+    def _loop_repeats(self, engine: Engine, games: np.ndarray) -> np.ndarray:
+        """``int64 [n]``: how many draw decisions in a row the seat to act in each of ``games`` has met the
+        take-and-discard loop (``agents.stall``) at, this one included (0: not at a draw decision in it),
+        remembering each seat's last draw decision per engine, game and deal (its seed)."""
         s = engine.state
-        drawing = s.phase[games] == DRAW_PHASE
-        now = draw_marks(s, games)
-        last = np.full_like(now, NEVER)
-        for i, g in enumerate(games):  # a game's deal seed tells its episodes apart
-            key, deal = (id(engine), int(g), int(s.current[g])), int(s.seed[g])
-            seen, mark = self._last_draw.get(key, (deal, last[i]))
-            last[i] = mark if seen == deal else NEVER
-            if drawing[i]:
-                self._last_draw[key] = (deal, now[i])
-        return drawing & repeated_draws(last, now)
+        drawing, now, deals = s.phase[games] == DRAW_PHASE, draw_marks(s, games), s.seed[games]
+        keys = [(id(engine), int(g), int(s.current[g])) for g in games]
+        kept = [self._last_draw.get(key, (None, (NEVER, NEVER), 0)) for key in keys]
+        same_deal = np.array([seen == deal for (seen, _, _), deal in zip(kept, deals.tolist(), strict=True)])
+        last = np.array([mark for _, mark, _ in kept], dtype=np.int64).reshape(-1, 2)
+        counts = np.array([count for _, _, count in kept], dtype=np.int64)
+        repeats = np.where(drawing & same_deal & repeated_draws(last, now), counts + 1, 0)
+        for i in np.flatnonzero(drawing):
+            self._last_draw[keys[i]] = (int(deals[i]), tuple(now[i].tolist()), int(repeats[i]))
+        return repeats
 
     def estimate(
         self, engine: Engine, games: np.ndarray, mask: np.ndarray, first: np.ndarray | None = None

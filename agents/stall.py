@@ -1,7 +1,9 @@
 """The take-and-discard loop: every seat takes the top of the pile and discards another, and the hand never ends.
 
 Its mark is a draw decision in the hand of the same seat's previous one with the stock as it was then (nobody
-drew from it in between). ``train.stall_cost`` charges a learner for it; ``search:...,stall=c`` leaves it.
+drew from it in between). ``train.stall_cost`` charges a learner for it; ``search:...,stall=c`` leaves it (c points
+from taking the pile at the n-th such decision in a row, n times: a standoff in which drawing would end the hand
+at a loss is left once the repeats cost more).
 """
 
 from __future__ import annotations
