@@ -13,6 +13,7 @@ in the batch; ``mix64`` is the same splitmix64 finaliser for numpy arrays.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import numba
@@ -28,7 +29,6 @@ from .kernels.work import Work
 from .spec import GameSpec
 from .state import State
 from .threads import PARALLEL_MIN, in_threads, native_threads, share_bounds, thread_count
-from .threads import shares as share_ranges
 
 
 class FixedTypes:
@@ -56,7 +56,7 @@ class FixedTypes:
         entry = self._entries.get(kind)
         if entry is None:
             result = self._dispatcher(*args)
-            self._entries[kind] = self._dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
+            self._entries[kind] = self._compiled(args).entry_point
             return result
         self._last = (kind, entry)
         return entry(*args)
@@ -71,12 +71,16 @@ class FixedTypes:
         now if this process has none), for compiled code to call (``kernels.shares.call_entry``)."""
         found = self._addresses.get(ref._type)
         if found is None:
-            types = tuple(numba.typeof(a) for a in (ref, *args))
-            self._dispatcher.compile(types)
-            compiled = self._dispatcher.overloads[types]
+            compiled = self._compiled((ref, *args))
             found = compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
             self._addresses[ref._type] = found
         return found
+
+    def _compiled(self, args: tuple) -> Any:
+        """numba's compiled overload of the kernel for the types of ``args`` (compiled or loaded now if needed)."""
+        types = tuple(numba.typeof(a) for a in args)
+        self._dispatcher.compile(types)
+        return self._dispatcher.overloads[types]
 
 
 class FixedShares(FixedTypes):
@@ -129,12 +133,12 @@ def in_shares(kernel: FixedTypes, native: FixedShares, refs: tuple, args: tuple,
     ``native`` (its runner in ``kernels.shares``) where they run (``native_threads``), else on the pool. Each share's
     result, in order. The arguments must have the types the kernel was first entered with for this ref type (bools
     as bools): compiled code calls that entry's native function."""
+    bounds = share_bounds(len(args[0]), len(refs))
     if native_threads():
-        bounds = share_bounds(len(args[0]), len(refs))
         return native(refs, kernel.address(refs[0], *args), *args, bounds)
     chunks = [
         (refs[t], *(a[lo:hi] if i in rows else a for i, a in enumerate(args)))
-        for t, (lo, hi) in enumerate(share_ranges(len(args[0]), len(refs)))
+        for t, (lo, hi) in enumerate(pairwise(bounds.tolist()))
     ]
     return in_threads(kernel, chunks)
 
@@ -160,13 +164,13 @@ def pick_legal(mask: np.ndarray, u: Any, counts: np.ndarray) -> np.ndarray:
     if len(u) < PARALLEL_MIN:
         bad = batch.uniform_legal_rows(mask, u, counts, out)
     else:  # each thread reads the share of the mask its core wrote (on one thread: a sixth of a 4,096-game step)
-        bounds = share_ranges(len(u), thread_count())
+        bounds = share_bounds(len(u), thread_count())
         if native_threads():
-            found = sample_shares(mask, u, counts, out, share_bounds(len(u), thread_count()))
+            found = sample_shares(mask, u, counts, out, bounds)
         else:
-            chunks = [(mask[lo:hi], u[lo:hi], counts[lo:hi], out[lo:hi]) for lo, hi in bounds]
+            chunks = [(mask[lo:hi], u[lo:hi], counts[lo:hi], out[lo:hi]) for lo, hi in pairwise(bounds.tolist())]
             found = in_threads(batch.uniform_legal_rows, chunks)
-        bad = next((lo + i for (lo, _), i in zip(bounds, found, strict=True) if i >= 0), -1)
+        bad = next((lo + i for lo, i in zip(bounds[:-1].tolist(), found, strict=True) if i >= 0), -1)
     if bad >= 0:
         raise ValueError(f"u must lie in [0, 1], got u[{bad}] = {u[bad]}")
     return out

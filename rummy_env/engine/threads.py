@@ -24,18 +24,12 @@ def thread_count() -> int:
     return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set at import
 
 
-def shares(count: int, threads: int) -> list[tuple[int, int]]:
-    """``(lo, hi)`` of each of ``threads`` contiguous shares of ``count`` items, in order (fewer when ``count`` is
-    smaller)."""
-    parts = max(min(threads, count), 1)
-    return [(t * count // parts, (t + 1) * count // parts) for t in range(parts)]
-
-
 @functools.cache
 def share_bounds(count: int, threads: int) -> np.ndarray:
-    """``shares(count, threads)`` as compiled code takes them: share ``t`` is ``bounds[t]:bounds[t + 1]``
-    (read-only)."""
-    bounds = np.array([0] + [hi for _, hi in shares(count, threads)], dtype=np.int64)
+    """The ``threads`` contiguous shares of ``count`` items (fewer when ``count`` is smaller), share ``t`` being
+    ``bounds[t]:bounds[t + 1]`` (read-only: compiled code takes it as it is)."""
+    parts = max(min(threads, count), 1)
+    bounds = np.arange(parts + 1, dtype=np.int64) * count // parts
     bounds.flags.writeable = False
     return bounds
 
